@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// The linker version script that keeps the exported symbols of libnormcache.so to
+/// the `normcache_*` functions that include/normcache.h declares, in debug and
+/// release alike.
+let exportsOnlyTheCInterface: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/CNormCache/exports.map"]),
+]
+
+let package = Package(
+    name: "normcache",
+    products: [
+        .library(name: "normcache", type: .dynamic, targets: ["CNormCache"]),
+        .library(name: "NormCache", targets: ["NormCache"]),
+        .executable(name: "normcache-cli", targets: ["normcache"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
+        .systemLibrary(name: "CNormCacheHeader", path: "include"),
+        .target(name: "NormCache", dependencies: ["CLMDB"]),
+        .target(
+            name: "CNormCache",
+            dependencies: ["NormCache", "CNormCacheHeader"],
+            exclude: ["exports.map"],
+            linkerSettings: exportsOnlyTheCInterface
+        ),
+        .executableTarget(name: "normcache", dependencies: ["NormCache"]),
+        .testTarget(name: "NormCacheTests", dependencies: ["NormCache", "CNormCache", "CNormCacheHeader", "CLMDB"]),
+    ]
+)

@@ -1,0 +1,64 @@
+import Glibc
+import NormCache
+
+/// The crossing between C and Swift: every exported function runs its body through
+/// `boundary`, so errors turn into status codes and thread-local messages and never
+/// cross into C.
+enum Boundary {
+    /// Runs `body`; returns its status, or the code of the error it throws after
+    /// recording the error's message for `normcache_errmsg`.
+    static func run(_ body: () throws(NormCacheError) -> Int32) -> Int32 {
+        do {
+            return try body()
+        } catch {
+            ErrorMessage.set(error.message)
+            return error.code.rawValue
+        }
+    }
+
+    /// The input byte range `(pointer, length)`: NULL with length 0 is empty input,
+    /// NULL with a length is an error naming `parameter`.
+    static func input(_ pointer: UnsafePointer<CChar>?, _ length: Int, _ parameter: String) throws(NormCacheError) -> UnsafeRawBufferPointer {
+        guard length >= 0 else { throw NormCacheError(.invalidArgument, "\(parameter): length \(length) is negative") }
+        guard let pointer else {
+            guard length == 0 else { throw NormCacheError(.invalidArgument, "\(parameter) is NULL but its length is \(length)") }
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeRawBufferPointer(start: pointer, count: length)
+    }
+
+    /// Clears an output buffer pair so that it reads NULL/0 whatever happens next.
+    static func clear(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?) {
+        out?.pointee = nil
+        outLength?.pointee = 0
+    }
+
+    /// Checks that an output buffer pair is present.
+    static func require(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
+                        _ parameter: String) throws(NormCacheError) {
+        guard out != nil, outLength != nil else {
+            throw NormCacheError(.invalidArgument, "\(parameter) or its length pointer is NULL")
+        }
+    }
+
+    /// Hands `bytes` to the caller as a malloc'd, NUL-terminated buffer that
+    /// `normcache_free` releases.
+    static func output(_ bytes: [UInt8], _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                       _ outLength: UnsafeMutablePointer<Int>?) throws(NormCacheError) {
+        guard let out, let outLength else { return }
+        guard let buffer = malloc(bytes.count + 1) else {
+            throw NormCacheError(.outOfMemory, "cannot allocate \(bytes.count + 1) bytes for the result")
+        }
+        bytes.withUnsafeBytes { source in
+            if let base = source.baseAddress { memcpy(buffer, base, bytes.count) }
+        }
+        buffer.storeBytes(of: 0, toByteOffset: bytes.count, as: UInt8.self)
+        out.pointee = buffer.assumingMemoryBound(to: CChar.self)
+        outLength.pointee = bytes.count
+    }
+
+    /// A static string as a C string (Swift string literals are NUL-terminated).
+    static func cString(_ string: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(string.utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+}

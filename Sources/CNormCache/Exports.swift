@@ -1,0 +1,138 @@
+import CNormCacheHeader
+import Glibc
+import NormCache
+
+// The functions of include/normcache.h. Each `@c @implementation` is checked by the
+// compiler against the header's declaration; their documentation lives there.
+
+@c @implementation
+public func normcache_version() -> UnsafePointer<CChar>? {
+    Boundary.cString(NormalizedCache.version)
+}
+
+@c @implementation
+public func normcache_errstr(_ code: Int32) -> UnsafePointer<CChar>? {
+    Boundary.cString(StatusText.text(for: code))
+}
+
+@c @implementation
+public func normcache_errmsg() -> UnsafePointer<CChar>? {
+    ErrorMessage.current()
+}
+
+@c @implementation
+public func normcache_free(_ buffer: UnsafeMutableRawPointer?) {
+    free(buffer)
+}
+
+@c @implementation
+public func normcache_open(_ path: UnsafePointer<CChar>?, _ pathLength: Int,
+                           _ options: UnsafePointer<CChar>?, _ optionsLength: Int,
+                           _ outCache: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    outCache?.pointee = nil
+    return Boundary.run { () throws(NormCacheError) in
+        guard let outCache else { throw NormCacheError(.invalidArgument, "out_cache is NULL") }
+        let pathBytes = try Boundary.input(path, pathLength, "path")
+        guard let pathText = String(validating: pathBytes, as: UTF8.self) else {
+            throw NormCacheError(.invalidArgument, "path is not valid UTF-8")
+        }
+        let parsed = try CacheOptions(json: Boundary.input(options, optionsLength, "options_json"))
+        let cache = try NormalizedCache(path: pathText, options: parsed)
+        outCache.pointee = try HandleTable.register(cache)
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_close(_ cache: OpaquePointer?) -> Int32 {
+    guard cache != nil else { return NORMCACHE_OK }
+    return Boundary.run { () throws(NormCacheError) in
+        try HandleTable.unregister(cache).close()
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_put(_ cache: OpaquePointer?, _ records: UnsafePointer<CChar>?, _ recordsLength: Int,
+                          _ outChanged: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                          _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.clear(outChanged, outLength)
+    return Boundary.run { () throws(NormCacheError) in
+        if outChanged != nil { try Boundary.require(outChanged, outLength, "out_changed") }
+        let open = try HandleTable.cache(cache)
+        guard records != nil else { throw NormCacheError(.invalidArgument, "records_json is NULL") }
+        let changed = try open.put(json: Boundary.input(records, recordsLength, "records_json"))
+        try Boundary.output(JSONEncoding.stringArray(changed), outChanged, outLength)
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_get(_ cache: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ keyLength: Int,
+                          _ outRecord: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                          _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.clear(outRecord, outLength)
+    return Boundary.run { () throws(NormCacheError) in
+        try Boundary.require(outRecord, outLength, "out_record")
+        let open = try HandleTable.cache(cache)
+        guard let record = try open.record(Boundary.input(key, keyLength, "key")) else { return NORMCACHE_NOTFOUND }
+        try Boundary.output(record, outRecord, outLength)
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_remove(_ cache: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ keyLength: Int) -> Int32 {
+    Boundary.run { () throws(NormCacheError) in
+        let open = try HandleTable.cache(cache)
+        return try open.remove(Boundary.input(key, keyLength, "key")) ? NORMCACHE_OK : NORMCACHE_NOTFOUND
+    }
+}
+
+@c @implementation
+public func normcache_remove_prefix(_ cache: OpaquePointer?, _ prefix: UnsafePointer<CChar>?, _ prefixLength: Int,
+                                    _ outCount: UnsafeMutablePointer<UInt64>?) -> Int32 {
+    outCount?.pointee = 0
+    return Boundary.run { () throws(NormCacheError) in
+        let open = try HandleTable.cache(cache)
+        let removed = try open.removeAll(withPrefix: Boundary.input(prefix, prefixLength, "prefix"))
+        outCount?.pointee = UInt64(removed)
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_clear(_ cache: OpaquePointer?) -> Int32 {
+    Boundary.run { () throws(NormCacheError) in
+        try HandleTable.cache(cache).clear()
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_search(_ cache: OpaquePointer?, _ prefix: UnsafePointer<CChar>?, _ prefixLength: Int,
+                             _ after: UnsafePointer<CChar>?, _ afterLength: Int, _ limit: Int,
+                             _ outKeys: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                             _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.clear(outKeys, outLength)
+    return Boundary.run { () throws(NormCacheError) in
+        try Boundary.require(outKeys, outLength, "out_keys")
+        let open = try HandleTable.cache(cache)
+        let afterBytes = after == nil && afterLength == 0 ? nil : try Boundary.input(after, afterLength, "after")
+        let keys = try open.keys(withPrefix: Boundary.input(prefix, prefixLength, "prefix"), after: afterBytes,
+                                 limit: limit)
+        try Boundary.output(JSONEncoding.stringArray(keys), outKeys, outLength)
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_stats(_ cache: OpaquePointer?, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                            _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.clear(outJSON, outLength)
+    return Boundary.run { () throws(NormCacheError) in
+        try Boundary.require(outJSON, outLength, "out_json")
+        try Boundary.output(HandleTable.cache(cache).stats().json, outJSON, outLength)
+        return NORMCACHE_OK
+    }
+}

@@ -1,0 +1,72 @@
+/// How a cache is opened.
+public struct CacheOptions: Equatable, Sendable {
+    /// What a committed write survives.
+    public enum Durability: String, Sendable {
+        /// Every committed write survives a power cut (data and meta pages synced).
+        case full
+        /// A system crash may lose the last committed writes, never corrupting the
+        /// cache (LMDB's `MDB_NOMETASYNC`); a process crash loses nothing.
+        case fast
+    }
+
+    /// What a committed write survives; `.full` by default.
+    public var durability: Durability = .full
+    /// Open for reading only; the file must exist.
+    public var readOnly = false
+    /// The initial size of the memory map in bytes; it grows by itself when full.
+    public var mapSize = 64 << 20
+    /// The reader slots of the lock file, set by the first process to open it.
+    public var maxReaders: UInt32 = 126
+
+    /// The default options.
+    public init() {}
+
+    /// The smallest initial map size accepted.
+    public static let minimumMapSize = 1 << 20
+
+    /// Parses the JSON options object of `normcache_open`:
+    /// `{"durability": "full"|"fast", "read_only": bool, "map_size": bytes, "max_readers": n}`.
+    /// Empty input gives the defaults; anything else unknown or mistyped is an error.
+    public init(json bytes: UnsafeRawBufferPointer) throws(NormCacheError) {
+        guard !bytes.isEmpty else { return }
+        let document = try JSONDocument(scanning: bytes)
+        guard document.tokens[document.root].kind == .object else {
+            throw NormCacheError(.invalidArgument, "options must be a JSON object")
+        }
+        for member in document.members(ofObject: document.root) {
+            let name = String(decoding: document.stringBytes(member.key), as: UTF8.self)
+            let token = document.tokens[member.value]
+            switch name {
+            case "durability":
+                guard token.kind == .string,
+                      let value = Durability(rawValue: String(decoding: document.stringBytes(member.value), as: UTF8.self)) else {
+                    throw NormCacheError(.invalidArgument, "option 'durability' must be \"full\" or \"fast\"")
+                }
+                durability = value
+            case "read_only":
+                guard token.kind == .true || token.kind == .false else {
+                    throw NormCacheError(.invalidArgument, "option 'read_only' must be true or false")
+                }
+                readOnly = token.kind == .true
+            case "map_size":
+                guard let value = Self.integer(document, member.value), value >= Self.minimumMapSize else {
+                    throw NormCacheError(.invalidArgument, "option 'map_size' must be an integer number of bytes, at least \(Self.minimumMapSize)")
+                }
+                mapSize = value
+            case "max_readers":
+                guard let value = Self.integer(document, member.value), value >= 1, value <= 65535 else {
+                    throw NormCacheError(.invalidArgument, "option 'max_readers' must be an integer from 1 to 65535")
+                }
+                maxReaders = UInt32(value)
+            default:
+                throw NormCacheError(.invalidArgument, "unknown option '\(name)' (known: durability, read_only, map_size, max_readers)")
+            }
+        }
+    }
+
+    /// The non-negative integer at `index`, or nil for anything else.
+    private static func integer(_ document: JSONDocument, _ index: Int) -> Int? {
+        guard document.tokens[index].kind == .number else { return nil }
+        return Int(String(decoding: document.rawText(index), as: UTF8.self))
+    }
+}

@@ -1,0 +1,27 @@
+/// Facts about an open cache, as `NormalizedCache.stats()` reports them.
+public struct CacheStats: Equatable, Sendable {
+    /// The number of records.
+    public var records: Int
+    /// Bytes of the pages in use in the data file.
+    public var bytesUsed: Int
+    /// The current size of the memory map in bytes.
+    public var mapSize: Int
+    /// LMDB's page size in bytes.
+    public var pageSize: Int
+    /// The format version of the file.
+    public var formatVersion: Int
+    /// Whether the cache is open read-only.
+    public var readOnly: Bool
+    /// The durability the cache was opened with.
+    public var durability: CacheOptions.Durability
+
+    /// The stats as the JSON object of `normcache_stats`.
+    public var json: [UInt8] {
+        var out: [UInt8] = []
+        out.append(contentsOf: "{\"records\":\(records),\"bytes_used\":\(bytesUsed),\"map_size\":\(mapSize),".utf8)
+        out.append(contentsOf: "\"page_size\":\(pageSize),\"format_version\":\(formatVersion),".utf8)
+        out.append(contentsOf: "\"library_version\":\"\(NormalizedCache.version)\",\"read_only\":\(readOnly),".utf8)
+        out.append(contentsOf: "\"durability\":\"\(durability.rawValue)\"}".utf8)
+        return out
+    }
+}

@@ -1,0 +1,85 @@
+/// A JSON text scanned once into a flat array of tokens (RFC 8259, strict).
+///
+/// The scanner validates everything up front — grammar, UTF-8, escapes, numbers,
+/// nesting depth — and records where each value is; strings are decoded only when
+/// asked. It never recurses, so hostile nesting costs a clear error, not the stack.
+/// The document borrows `bytes`: they must outlive it.
+struct JSONDocument {
+    /// The deepest nesting of arrays and objects accepted.
+    static let maxDepth = 512
+
+    /// The scanned text.
+    let bytes: UnsafeRawBufferPointer
+    /// The values of the text in document order; `tokens[0]` is the top-level value.
+    private(set) var tokens: [JSONToken] = []
+
+    /// The top-level value.
+    var root: Int { 0 }
+
+    /// Scans `bytes`, or throws a `.json` error naming the byte offset of the problem.
+    init(scanning bytes: UnsafeRawBufferPointer) throws(NormCacheError) {
+        self.bytes = bytes
+        guard bytes.count < Int(UInt32.max) else {
+            throw NormCacheError(.json, "JSON input of \(bytes.count) bytes is larger than the 4 GiB limit")
+        }
+        var scanner = JSONScanner(bytes: bytes)
+        tokens = try scanner.scanDocument()
+    }
+
+    /// The members of the object at `index`, as (key token, value token) index pairs.
+    func members(ofObject index: Int) -> LazyMapSequence<JSONChildren, (key: Int, value: Int)> {
+        JSONChildren(tokens: tokens, container: index).lazy.map { (key: $0 - 1, value: $0) }
+    }
+
+    /// The element token indices of the array at `index`.
+    func elements(ofArray index: Int) -> JSONChildren {
+        JSONChildren(tokens: tokens, container: index)
+    }
+
+    /// The raw bytes of a number, or of a string between its quotes (escapes unresolved).
+    func rawText(_ index: Int) -> UnsafeRawBufferPointer {
+        let token = tokens[index]
+        let start = Int(token.offset)
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(token.length)])
+    }
+
+    /// The decoded UTF-8 bytes of the string at `index`.
+    func stringBytes(_ index: Int) -> [UInt8] {
+        let raw = rawText(index)
+        guard tokens[index].hasEscapes else { return Array(raw) }
+        return JSONString.unescape(raw)
+    }
+
+    /// Whether the string at `index` decodes to exactly `expected`.
+    func string(_ index: Int, equals expected: StaticString) -> Bool {
+        let token = tokens[index]
+        guard token.kind == .string else { return false }
+        let expectedBytes = UnsafeRawBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount)
+        if !token.hasEscapes { return rawText(index).elementsEqual(expectedBytes) }
+        return stringBytes(index).elementsEqual(expectedBytes)
+    }
+}
+
+/// The value token indices directly inside one array or object, in document order
+/// (for an object, each member's key token sits just before its value).
+struct JSONChildren: Sequence, IteratorProtocol {
+    private let tokens: [JSONToken]
+    private let keyed: Bool
+    private var nextValue: Int
+    private var remaining: Int
+
+    init(tokens: [JSONToken], container: Int) {
+        self.tokens = tokens
+        self.keyed = tokens[container].kind == .object
+        self.nextValue = container + (keyed ? 2 : 1)
+        self.remaining = Int(tokens[container].length)
+    }
+
+    mutating func next() -> Int? {
+        guard remaining > 0 else { return nil }
+        remaining -= 1
+        let value = nextValue
+        nextValue = Int(tokens[value].end) + (keyed ? 1 : 0)
+        return value
+    }
+}

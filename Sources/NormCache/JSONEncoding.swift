@@ -1,0 +1,14 @@
+/// JSON output helpers of the public face, for callers that hand results on as JSON
+/// (the C interface).
+public enum JSONEncoding {
+    /// A compact JSON array of strings: `["Pet:1","Pet:2"]`.
+    public static func stringArray(_ strings: [String]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (index, string) in strings.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSONString.appendQuoted(string.utf8, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+}

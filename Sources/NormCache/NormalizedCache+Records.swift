@@ -1,0 +1,135 @@
+/// Records by key: put (field-level merge), get, remove, key groups, stats.
+extension NormalizedCache {
+    /// Merges records given in JSON notation
+    /// (`{"Key": {"field": value, "ref": {"$reference": "Other:1"}}}`) in one atomic
+    /// transaction and returns the changed fields as `recordKey.fieldKey` strings, in
+    /// input order. On any error nothing is written.
+    public func put(json: UnsafeRawBufferPointer) throws(NormCacheError) -> [String] {
+        let batch = try RecordBatch(json: json)
+        let writtenAt = clock()
+        return try store.write { (txn) throws(NormCacheError) -> [String] in
+            var changed: [String] = []
+            for entry in batch.entries {
+                let keyText = String(decoding: entry.key, as: UTF8.self)
+                let merged = try entry.key.withBytes { (key) throws(NormCacheError) -> MergedRecord in
+                    var existing: RecordView?
+                    if let stored = try txn.record(key) {
+                        guard let view = RecordView(stored) else { throw txn.damaged(key) }
+                        existing = view
+                    }
+                    let merged = try RecordView.merge(existing, entry.fields, writtenAt: writtenAt, recordKey: keyText)
+                    if let bytes = merged.bytes {
+                        try bytes.withBytes { (record) throws(NormCacheError) in try txn.setRecord(key, record) }
+                    }
+                    return merged
+                }
+                for index in merged.changed {
+                    changed.append(keyText + "." + String(decoding: entry.fields[index].key, as: UTF8.self))
+                }
+            }
+            return changed
+        }
+    }
+
+    /// `put(json:)` for JSON text.
+    public func put(json: String) throws(NormCacheError) -> [String] {
+        try json.withUTF8Bytes { (bytes) throws(NormCacheError) in try put(json: bytes) }
+    }
+
+    /// The record `key` as the JSON object of its fields, ordered by field key bytes,
+    /// or nil when there is no such record.
+    public func record(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> [UInt8]? {
+        try Self.checkKey(key, what: "record key")
+        return try store.read { (txn) throws(NormCacheError) -> [UInt8]? in
+            guard let stored = try txn.record(key) else { return nil }
+            guard let view = RecordView(stored) else { throw txn.damaged(key) }
+            var out: [UInt8] = [UInt8(ascii: "{")]
+            out.reserveCapacity(stored.count + 16)
+            for index in 0..<view.count {
+                guard let field = view.field(at: index) else { throw txn.damaged(key) }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                JSONString.appendQuoted(field.key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                var reader = ByteReader(field.value)
+                guard FieldValue.appendJSON(from: &reader, to: &out), reader.isAtEnd else { throw txn.damaged(key) }
+            }
+            out.append(UInt8(ascii: "}"))
+            return out
+        }
+    }
+
+    /// `record(_:)` for a `String` key, as JSON text.
+    public func record(_ key: String) throws(NormCacheError) -> String? {
+        try key.withUTF8Bytes { (bytes) throws(NormCacheError) in try record(bytes) }.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Deletes the record `key`; returns false when there was none.
+    public func remove(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> Bool {
+        try Self.checkKey(key, what: "record key")
+        return try store.write { (txn) throws(NormCacheError) in try txn.removeRecord(key) }
+    }
+
+    /// `remove(_:)` for a `String` key.
+    public func remove(_ key: String) throws(NormCacheError) -> Bool {
+        try key.withUTF8Bytes { (bytes) throws(NormCacheError) in try remove(bytes) }
+    }
+
+    /// Deletes every record whose key starts with `prefix` (not empty: use `clear`),
+    /// atomically; returns how many.
+    public func removeAll(withPrefix prefix: UnsafeRawBufferPointer) throws(NormCacheError) -> Int {
+        try Self.checkKey(prefix, what: "prefix")
+        return try store.write { (txn) throws(NormCacheError) in try txn.removeRecords(withPrefix: prefix) }
+    }
+
+    /// `removeAll(withPrefix:)` for a `String` prefix.
+    public func removeAll(withPrefix prefix: String) throws(NormCacheError) -> Int {
+        try prefix.withUTF8Bytes { (bytes) throws(NormCacheError) in try removeAll(withPrefix: bytes) }
+    }
+
+    /// Deletes every record.
+    public func clear() throws(NormCacheError) {
+        try store.write { (txn) throws(NormCacheError) in try txn.removeAllRecords() }
+    }
+
+    /// The keys that start with `prefix` (empty: every key), in byte order, strictly
+    /// after `after` when given, at most `limit` (0: no limit).
+    public func keys(withPrefix prefix: UnsafeRawBufferPointer, after: UnsafeRawBufferPointer? = nil,
+                     limit: Int = 0) throws(NormCacheError) -> [String] {
+        guard limit >= 0 else { throw NormCacheError(.invalidArgument, "negative limit \(limit)") }
+        try Self.checkUTF8(prefix, what: "prefix")
+        if let after { try Self.checkUTF8(after, what: "after key") }
+        return try store.read { (txn) throws(NormCacheError) in
+            try txn.keys(withPrefix: prefix, after: after, limit: limit).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// `keys(withPrefix:after:limit:)` for `String` arguments.
+    public func keys(withPrefix prefix: String, after: String? = nil, limit: Int = 0) throws(NormCacheError) -> [String] {
+        try prefix.withUTF8Bytes { (prefixBytes) throws(NormCacheError) in
+            guard let after else { return try keys(withPrefix: prefixBytes, limit: limit) }
+            return try after.withUTF8Bytes { (afterBytes) throws(NormCacheError) in
+                try keys(withPrefix: prefixBytes, after: afterBytes, limit: limit)
+            }
+        }
+    }
+
+    /// Facts about the cache.
+    public func stats() throws(NormCacheError) -> CacheStats {
+        let count = try store.read { (txn) throws(NormCacheError) in try txn.recordCount() }
+        let map = try store.mapFacts()
+        return CacheStats(records: count, bytesUsed: map.bytesUsed, mapSize: map.mapSize, pageSize: map.pageSize,
+                          formatVersion: Int(RecordStore.formatVersion), readOnly: options.readOnly,
+                          durability: options.durability)
+    }
+
+    private static func checkKey(_ key: UnsafeRawBufferPointer, what: String) throws(NormCacheError) {
+        guard !key.isEmpty else { throw NormCacheError(.invalidArgument, "empty \(what)") }
+        try checkUTF8(key, what: what)
+    }
+
+    private static func checkUTF8(_ bytes: UnsafeRawBufferPointer, what: String) throws(NormCacheError) {
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw NormCacheError(.invalidArgument, "\(what) is not valid UTF-8")
+        }
+    }
+}

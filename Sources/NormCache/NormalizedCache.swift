@@ -1,0 +1,49 @@
+import Glibc
+
+/// An open normcache cache: normalized records in one LMDB file, shared safely by the
+/// threads of this process and by other processes that open the same path.
+///
+/// Keys are UTF-8 bytes and are compared as bytes, never as Swift `String`s. Methods
+/// that take bytes also come in `String` flavours for convenience.
+public final class NormalizedCache: @unchecked Sendable {
+    /// The library version, "MAJOR.MINOR.PATCH".
+    public static let version: StaticString = "0.1.0"
+
+    /// The path of the cache file.
+    public var path: String { store.path }
+    /// The options the cache was opened with.
+    public var options: CacheOptions { store.options }
+
+    let store: RecordStore
+    /// Seconds since 1970, stamped on each written field.
+    let clock: @Sendable () -> UInt64
+
+    /// Opens the cache file at `path` (its directory must exist), creating it unless
+    /// `options.readOnly`.
+    public convenience init(path: String, options: CacheOptions = CacheOptions()) throws(NormCacheError) {
+        try self.init(path: path, options: options, clock: Self.systemClock)
+    }
+
+    /// Opens a cache whose written-at times come from `clock` (for tests).
+    init(path: String, options: CacheOptions, clock: @escaping @Sendable () -> UInt64) throws(NormCacheError) {
+        guard options.mapSize >= CacheOptions.minimumMapSize else {
+            throw NormCacheError(.invalidArgument, "map size \(options.mapSize) is below the minimum of \(CacheOptions.minimumMapSize) bytes")
+        }
+        store = try RecordStore(path: path, options: options)
+        self.clock = clock
+    }
+
+    /// Closes the cache once calls in progress on other threads end. Later calls fail
+    /// with `.invalidArgument`. Returns false when it was already closed.
+    @discardableResult
+    public func close() -> Bool {
+        store.close()
+    }
+
+    /// The wall clock in seconds since 1970.
+    @Sendable static func systemClock() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return UInt64(max(0, now.tv_sec))
+    }
+}

@@ -1,0 +1,85 @@
+/// Bounds-checked reading of the binary record format from bytes that may be
+/// damaged: every read either succeeds within the buffer or returns nil. Loads are
+/// unaligned-safe, since LMDB values have no alignment.
+struct ByteReader {
+    let bytes: UnsafeRawBufferPointer
+    /// The offset of the next read.
+    var offset: Int
+
+    init(_ bytes: UnsafeRawBufferPointer, at offset: Int = 0) {
+        self.bytes = bytes
+        self.offset = offset
+    }
+
+    /// Whether every byte has been read.
+    var isAtEnd: Bool { offset == bytes.count }
+
+    /// Reads one byte.
+    mutating func readByte() -> UInt8? {
+        guard offset < bytes.count else { return nil }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    /// Reads a LEB128 unsigned integer of at most 10 bytes.
+    mutating func readVarint() -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while shift < 64 {
+            guard let byte = readByte() else { return nil }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+        return nil
+    }
+
+    /// Reads a varint that must be a length or count no larger than the bytes left.
+    mutating func readLength() -> Int? {
+        guard let value = readVarint(), value <= UInt64(bytes.count - offset) else { return nil }
+        return Int(value)
+    }
+
+    /// Reads a little-endian UInt32.
+    mutating func readUInt32() -> UInt32? {
+        guard bytes.count - offset >= 4 else { return nil }
+        defer { offset += 4 }
+        return UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    /// Reads `count` bytes in place.
+    mutating func readBytes(_ count: Int) -> UnsafeRawBufferPointer? {
+        guard count >= 0, bytes.count - offset >= count else { return nil }
+        defer { offset += count }
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+    }
+}
+
+/// Writing of the binary record format.
+extension Array where Element == UInt8 {
+    /// Appends a LEB128 unsigned integer.
+    mutating func appendVarint(_ value: UInt64) {
+        var rest = value
+        while rest >= 0x80 {
+            append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        append(UInt8(rest))
+    }
+
+    /// Appends a length-prefixed byte string.
+    mutating func appendLengthPrefixed<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        appendVarint(UInt64(bytes.count))
+        append(contentsOf: bytes)
+    }
+
+    /// Appends a little-endian UInt32.
+    mutating func appendUInt32(_ value: UInt32) {
+        for shift in stride(from: 0, to: 32, by: 8) { append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+
+    /// Overwrites four bytes at `offset` with a little-endian UInt32.
+    mutating func setUInt32(_ value: UInt32, at offset: Int) {
+        for i in 0..<4 { self[offset + i] = UInt8(truncatingIfNeeded: value >> UInt32(i * 8)) }
+    }
+}

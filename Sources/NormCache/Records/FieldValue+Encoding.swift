@@ -1,0 +1,77 @@
+extension FieldValue {
+    /// Appends the binary form of the JSON value at `index` of `document` to `out`.
+    ///
+    /// An object whose only member is `"$reference"` with a non-empty string becomes a
+    /// reference; any other object that has a `"$reference"` member is an error.
+    /// `context` names the field for error messages.
+    static func encode(_ document: JSONDocument, _ index: Int, into out: inout [UInt8],
+                       context: @autoclosure () -> String) throws(NormCacheError) {
+        let token = document.tokens[index]
+        switch token.kind {
+        case .null: out.append(Tag.null.rawValue)
+        case .false: out.append(Tag.false.rawValue)
+        case .true: out.append(Tag.true.rawValue)
+        case .number:
+            out.append(Tag.number.rawValue)
+            out.appendLengthPrefixed(document.rawText(index))
+        case .string:
+            out.append(Tag.string.rawValue)
+            if token.hasEscapes {
+                out.appendLengthPrefixed(document.stringBytes(index))
+            } else {
+                out.appendLengthPrefixed(document.rawText(index))
+            }
+        case .array:
+            let bodyStart = beginContainer(.list, count: token.length, in: &out)
+            for element in document.elements(ofArray: index) {
+                try encode(document, element, into: &out, context: context())
+            }
+            try endContainer(bodyStart: bodyStart, in: &out, context: context())
+        case .object:
+            if let key = try reference(in: document, index, context: context()) {
+                out.append(Tag.reference.rawValue)
+                out.appendLengthPrefixed(key)
+                return
+            }
+            let bodyStart = beginContainer(.object, count: token.length, in: &out)
+            for member in document.members(ofObject: index) {
+                out.appendLengthPrefixed(document.stringBytes(member.key))
+                try encode(document, member.value, into: &out, context: context())
+            }
+            try endContainer(bodyStart: bodyStart, in: &out, context: context())
+        }
+    }
+
+    /// The record key of a `{"$reference": "<key>"}` object, nil for an object without
+    /// a `"$reference"` member, and an error for any other use of `"$reference"`.
+    private static func reference(in document: JSONDocument, _ index: Int,
+                                  context: @autoclosure () -> String) throws(NormCacheError) -> [UInt8]? {
+        for member in document.members(ofObject: index) where document.string(member.key, equals: "$reference") {
+            let valueToken = document.tokens[member.value]
+            guard document.tokens[index].length == 1, valueToken.kind == .string else {
+                throw NormCacheError(.json, "JSON error at byte \(document.tokens[index].offset): malformed reference in \(context()): a reference is an object whose only member is \"$reference\" with a string value")
+            }
+            let key = document.stringBytes(member.value)
+            guard !key.isEmpty else {
+                throw NormCacheError(.json, "JSON error at byte \(valueToken.offset): empty record key in a reference in \(context())")
+            }
+            return key
+        }
+        return nil
+    }
+
+    private static func beginContainer(_ tag: Tag, count: UInt32, in out: inout [UInt8]) -> Int {
+        out.append(tag.rawValue)
+        out.appendVarint(UInt64(count))
+        out.appendUInt32(0)
+        return out.count
+    }
+
+    private static func endContainer(bodyStart: Int, in out: inout [UInt8],
+                                     context: @autoclosure () -> String) throws(NormCacheError) {
+        guard let length = UInt32(exactly: out.count - bodyStart) else {
+            throw NormCacheError(.json, "a list or object in \(context()) encodes to more than 4 GiB")
+        }
+        out.setUInt32(length, at: bodyStart - 4)
+    }
+}

@@ -1,0 +1,60 @@
+/// One field of a write: its key and its encoded value (see `FieldValue`).
+struct IncomingField {
+    /// The field key's UTF-8 bytes.
+    var key: [UInt8]
+    /// The encoded value.
+    var value: [UInt8]
+}
+
+/// The result of merging incoming fields into a record.
+struct MergedRecord {
+    /// The new encoded record, or nil when the stored bytes can stay as they are.
+    var bytes: [UInt8]?
+    /// Indices into the incoming fields whose stored value changed, ascending.
+    var changed: [Int]
+}
+
+extension RecordView {
+    /// Merges `incoming` (field keys unique) into `existing` (nil for a new record),
+    /// field by field: an incoming field replaces the stored one, stored fields not
+    /// incoming stay. Incoming fields are stamped `writtenAt`; a field whose value is
+    /// unchanged is not reported, and when nothing changed and every timestamp is
+    /// current the record needs no rewrite.
+    static func merge(_ existing: RecordView?, _ incoming: [IncomingField], writtenAt: UInt64,
+                      recordKey: @autoclosure () -> String) throws(NormCacheError) -> MergedRecord {
+        let order = incoming.indices.sorted { incoming[$0].key.lexicographicallyPrecedes(incoming[$1].key) }
+        let storedCount = existing?.count ?? 0
+        var writer = RecordWriter(fieldCapacity: storedCount + incoming.count)
+        var changed: [Int] = []
+        var needsRewrite = existing == nil
+        var stored = 0, next = 0
+        while stored < storedCount || next < order.count {
+            var storedField: Field?
+            if stored < storedCount, let view = existing {
+                guard let field = view.field(at: stored) else {
+                    throw NormCacheError(.notACache, "record '\(recordKey())' is damaged (field \(stored) of \(storedCount))")
+                }
+                storedField = field
+            }
+            let candidate = next < order.count ? incoming[order[next]] : nil
+            if let field = storedField, candidate.map({ field.key.lexicographicallyPrecedes($0.key) }) ?? true {
+                writer.append(key: field.key, writtenAt: field.writtenAt, value: field.value)
+                stored += 1
+                continue
+            }
+            guard let new = candidate else { break }
+            if let field = storedField, field.key.elementsEqual(new.key) {
+                stored += 1
+                if !field.value.elementsEqual(new.value) { changed.append(order[next]) }
+                if field.writtenAt != writtenAt || !field.value.elementsEqual(new.value) { needsRewrite = true }
+            } else {
+                changed.append(order[next])
+                needsRewrite = true
+            }
+            writer.append(key: new.key, writtenAt: writtenAt, value: new.value)
+            next += 1
+        }
+        changed.sort()
+        return MergedRecord(bytes: needsRewrite ? try writer.finish() : nil, changed: changed)
+    }
+}

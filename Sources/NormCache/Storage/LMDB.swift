@@ -1,0 +1,235 @@
+import CLMDB
+import Glibc
+
+// The one file that calls liblmdb. Everything else in the storage layer talks to
+// these small wrappers. LMDB caveats that the wrappers and their callers rely on:
+//
+// - "A transaction and its cursors must only be used by a single thread, and a thread
+//   may only have a single transaction at a time. If MDB_NOTLS is in use, this does
+//   not apply to read-only transactions." We open with MDB_NOTLS, so one environment
+//   serves read transactions on any thread; write transactions stay on their thread.
+// - "mdb_env_set_mapsize ... may only be called if no transactions are active in this
+//   process." `RecordStore` takes its access lock exclusively to grow the map.
+// - "The maximum key size is 511 bytes" (mdb_env_get_maxkeysize); `StorageKey` maps
+//   longer record keys onto LMDB keys of at most that size.
+// - Long-lived read transactions stop page reuse; every read here is one short call.
+
+/// An LMDB status code; unknown codes (errno values included) survive as they are.
+struct LMDBStatus: RawRepresentable, Equatable, Error {
+    var rawValue: Int32
+    init(rawValue: Int32) { self.rawValue = rawValue }
+
+    static let success = LMDBStatus(rawValue: MDB_SUCCESS)
+    static let notFound = LMDBStatus(rawValue: MDB_NOTFOUND)
+    static let mapFull = LMDBStatus(rawValue: MDB_MAP_FULL)
+    static let mapResized = LMDBStatus(rawValue: MDB_MAP_RESIZED)
+    static let invalid = LMDBStatus(rawValue: MDB_INVALID)
+    static let versionMismatch = LMDBStatus(rawValue: MDB_VERSION_MISMATCH)
+    static let incompatible = LMDBStatus(rawValue: MDB_INCOMPATIBLE)
+    static let corrupted = LMDBStatus(rawValue: MDB_CORRUPTED)
+    static let pageNotFound = LMDBStatus(rawValue: MDB_PAGE_NOTFOUND)
+    static let panic = LMDBStatus(rawValue: MDB_PANIC)
+    static let readersFull = LMDBStatus(rawValue: MDB_READERS_FULL)
+
+    /// LMDB's own description (it covers errno values too).
+    var text: String { String(cString: mdb_strerror(rawValue)) }
+
+    /// Throws unless `code` is MDB_SUCCESS.
+    static func check(_ code: Int32) throws(LMDBStatus) {
+        if code != MDB_SUCCESS { throw LMDBStatus(rawValue: code) }
+    }
+}
+
+/// Flags of an environment.
+struct LMDBEnvironmentFlags: OptionSet {
+    var rawValue: UInt32
+    static let noSubdirectory = LMDBEnvironmentFlags(rawValue: UInt32(MDB_NOSUBDIR))
+    static let readOnly = LMDBEnvironmentFlags(rawValue: UInt32(MDB_RDONLY))
+    static let noMetaSync = LMDBEnvironmentFlags(rawValue: UInt32(MDB_NOMETASYNC))
+    static let noThreadLocalStorage = LMDBEnvironmentFlags(rawValue: UInt32(MDB_NOTLS))
+}
+
+/// An LMDB environment (`MDB_env`), closed when released.
+final class LMDBEnvironment {
+    private let handle: OpaquePointer
+
+    /// Creates and opens an environment at `path`.
+    init(path: String, flags: LMDBEnvironmentFlags, mapSize: Int, maxReaders: UInt32, maxDatabases: UInt32,
+         mode: UInt32 = 0o644) throws(LMDBStatus) {
+        var env: OpaquePointer?
+        try LMDBStatus.check(mdb_env_create(&env))
+        guard let env else { throw LMDBStatus(rawValue: ENOMEM) }
+        do {
+            try LMDBStatus.check(mdb_env_set_mapsize(env, mapSize))
+            try LMDBStatus.check(mdb_env_set_maxreaders(env, maxReaders))
+            try LMDBStatus.check(mdb_env_set_maxdbs(env, maxDatabases))
+            try LMDBStatus.check(mdb_env_open(env, path, flags.rawValue, mdb_mode_t(mode)))
+        } catch {
+            mdb_env_close(env)
+            throw error
+        }
+        handle = env
+    }
+
+    deinit { mdb_env_close(handle) }
+
+    /// The environment's `MDB_envinfo`.
+    func info() -> MDB_envinfo {
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        return info
+    }
+
+    /// The page size of the environment.
+    var pageSize: Int {
+        var stat = MDB_stat()
+        mdb_env_stat(handle, &stat)
+        return Int(stat.ms_psize)
+    }
+
+    /// The file descriptor of the data file.
+    func dataFileDescriptor() throws(LMDBStatus) -> Int32 {
+        var fd: Int32 = -1
+        try LMDBStatus.check(mdb_env_get_fd(handle, &fd))
+        return fd
+    }
+
+    /// Sets the map size; 0 adopts the size another process has grown the map to.
+    /// No transaction of this process may be active.
+    func setMapSize(_ size: Int) throws(LMDBStatus) {
+        try LMDBStatus.check(mdb_env_set_mapsize(handle, size))
+    }
+
+    /// Begins a transaction.
+    func begin(readOnly: Bool) throws(LMDBStatus) -> LMDBTransaction {
+        var txn: OpaquePointer?
+        try LMDBStatus.check(mdb_txn_begin(handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn))
+        guard let txn else { throw LMDBStatus(rawValue: ENOMEM) }
+        return LMDBTransaction(handle: txn)
+    }
+}
+
+/// A named database handle of an environment.
+typealias LMDBDatabase = MDB_dbi
+
+/// An LMDB transaction (`MDB_txn`); ended by `commit` or `abort`, exactly once.
+struct LMDBTransaction {
+    fileprivate let handle: OpaquePointer
+
+    /// Opens a named database, creating it when `create` is set.
+    func open(database name: String?, create: Bool) throws(LMDBStatus) -> LMDBDatabase {
+        var dbi: MDB_dbi = 0
+        try LMDBStatus.check(mdb_dbi_open(handle, name, create ? UInt32(MDB_CREATE) : 0, &dbi))
+        return dbi
+    }
+
+    /// The value stored under `key`, in place in the map (valid until the transaction
+    /// ends or writes), or nil.
+    func get(_ database: LMDBDatabase, _ key: UnsafeRawBufferPointer) throws(LMDBStatus) -> UnsafeRawBufferPointer? {
+        var mdbKey = MDB_val(key)
+        var value = MDB_val()
+        let code = mdb_get(handle, database, &mdbKey, &value)
+        if code == MDB_NOTFOUND { return nil }
+        try LMDBStatus.check(code)
+        return value.bytes
+    }
+
+    /// Stores `value` under `key`.
+    func put(_ database: LMDBDatabase, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(LMDBStatus) {
+        var mdbKey = MDB_val(key)
+        var mdbValue = MDB_val(value)
+        try LMDBStatus.check(mdb_put(handle, database, &mdbKey, &mdbValue, 0))
+    }
+
+    /// Deletes `key`; returns false when it was not there.
+    func delete(_ database: LMDBDatabase, _ key: UnsafeRawBufferPointer) throws(LMDBStatus) -> Bool {
+        var mdbKey = MDB_val(key)
+        let code = mdb_del(handle, database, &mdbKey, nil)
+        if code == MDB_NOTFOUND { return false }
+        try LMDBStatus.check(code)
+        return true
+    }
+
+    /// Deletes every entry of a database, keeping the database.
+    func empty(_ database: LMDBDatabase) throws(LMDBStatus) {
+        try LMDBStatus.check(mdb_drop(handle, database, 0))
+    }
+
+    /// The number of entries of a database.
+    func count(_ database: LMDBDatabase) throws(LMDBStatus) -> Int {
+        var stat = MDB_stat()
+        try LMDBStatus.check(mdb_stat(handle, database, &stat))
+        return Int(stat.ms_entries)
+    }
+
+    /// Opens a cursor, closed by `LMDBCursor.close`.
+    func cursor(_ database: LMDBDatabase) throws(LMDBStatus) -> LMDBCursor {
+        var cursor: OpaquePointer?
+        try LMDBStatus.check(mdb_cursor_open(handle, database, &cursor))
+        guard let cursor else { throw LMDBStatus(rawValue: ENOMEM) }
+        return LMDBCursor(handle: cursor)
+    }
+
+    /// Commits the transaction.
+    func commit() throws(LMDBStatus) {
+        try LMDBStatus.check(mdb_txn_commit(handle))
+    }
+
+    /// Abandons the transaction.
+    func abort() {
+        mdb_txn_abort(handle)
+    }
+}
+
+/// An LMDB cursor over one database of a transaction.
+struct LMDBCursor {
+    fileprivate let handle: OpaquePointer
+
+    /// Positions at the first key at or after `key`; nil past the end.
+    func seek(atOrAfter key: UnsafeRawBufferPointer) throws(LMDBStatus) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        var mdbKey = MDB_val(key)
+        return try move(&mdbKey, MDB_SET_RANGE)
+    }
+
+    /// Positions at the first key; nil when the database is empty.
+    func first() throws(LMDBStatus) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        var mdbKey = MDB_val()
+        return try move(&mdbKey, MDB_FIRST)
+    }
+
+    /// Moves to the next key; nil past the end.
+    func next() throws(LMDBStatus) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        var mdbKey = MDB_val()
+        return try move(&mdbKey, MDB_NEXT)
+    }
+
+    /// Deletes the entry at the cursor; `next` then gives the entry after it.
+    func deleteCurrent() throws(LMDBStatus) {
+        try LMDBStatus.check(mdb_cursor_del(handle, 0))
+    }
+
+    /// Closes the cursor (before its transaction ends).
+    func close() {
+        mdb_cursor_close(handle)
+    }
+
+    private func move(_ key: inout MDB_val, _ op: MDB_cursor_op) throws(LMDBStatus) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        var value = MDB_val()
+        let code = mdb_cursor_get(handle, &key, &value, op)
+        if code == MDB_NOTFOUND { return nil }
+        try LMDBStatus.check(code)
+        return (key.bytes, value.bytes)
+    }
+}
+
+extension MDB_val {
+    /// A value pointing at `bytes` (LMDB does not write through it).
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.init(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+    }
+
+    /// The bytes the value points at.
+    var bytes: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: mv_data, count: mv_size)
+    }
+}

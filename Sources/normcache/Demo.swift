@@ -1,0 +1,74 @@
+import Foundation
+import NormCache
+
+/// The main job of the README: a cache doing its work on a file — writing a feed of
+/// posts and their authors as normalized records, merging an update, reading
+/// records back, and listing key groups — with what it did and how long it took.
+struct Demo {
+    let path: String
+    let posts = 10_000
+    let authors = 100
+
+    func run() throws(NormCacheError) {
+        print("normcache \(NormalizedCache.version) demo on \(path)")
+        let cache = try NormalizedCache(path: path)
+        defer { cache.close() }
+        try cache.clear()
+
+        let records = feedRecords()
+        var changed: [String] = []
+        let write = try timed { () throws(NormCacheError) in changed = try cache.put(json: records) }
+        report("wrote \(posts) posts and \(authors) authors (\(records.utf8.count / 1024) KiB of JSON)", write,
+               count: posts + authors, "\(changed.count) fields changed")
+
+        let rewrite = try timed { () throws(NormCacheError) in changed = try cache.put(json: records) }
+        report("rewrote the same records", rewrite, count: posts + authors, "\(changed.count) fields changed")
+
+        let update = #"{"Post:7": {"score": 99, "tags": ["swift", "lmdb"]}, "User:3": {"name": "Ada L."}}"#
+        changed = try cache.put(json: update)
+        print("merged an update: changed \(changed)")
+        print("  Post:7 = \(try cache.record("Post:7") ?? "missing")")
+        print("  User:3 = \(try cache.record("User:3") ?? "missing")")
+
+        var found = 0
+        let reads = try timed { () throws(NormCacheError) in
+            for id in 0..<posts where try cache.record("Post:\(id)") != nil { found += 1 }
+        }
+        report("read every post back (\(found) found)", reads, count: posts, "")
+
+        var users: [String] = []
+        let search = try timed { () throws(NormCacheError) in users = try cache.keys(withPrefix: "User:") }
+        report("listed key group User: (\(users.count) keys)", search, count: users.count, "")
+        let page = try cache.keys(withPrefix: "Post:", after: "Post:1000", limit: 5)
+        print("a page of Post: after Post:1000 → \(page)")
+
+        let removed = try cache.removeAll(withPrefix: "Post:99")
+        print("removed key group Post:99 → \(removed) records")
+        print("stats: \(String(decoding: try cache.stats().json, as: UTF8.self))")
+    }
+
+    private func feedRecords() -> String {
+        var parts: [String] = []
+        parts.reserveCapacity(posts + authors)
+        for id in 0..<authors {
+            parts.append(#""User:\#(id)": {"id": "\#(id)", "name": "Author \#(id)"}"#)
+        }
+        for id in 0..<posts {
+            parts.append(#""Post:\#(id)": {"id": "\#(id)", "title": "Post number \#(id)", "score": \#(id % 500), "published": true, "#
+                + #""tags": ["news", "t\#(id % 7)"], "author": {"$reference": "User:\#(id % authors)"}}"#)
+        }
+        return "{" + parts.joined(separator: ", ") + "}"
+    }
+
+    private func timed(_ body: () throws(NormCacheError) -> Void) throws(NormCacheError) -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+
+    private func report(_ what: String, _ seconds: Double, count: Int, _ detail: String) {
+        let rate = seconds > 0 ? Int(Double(count) / seconds) : 0
+        let ms = (seconds * 1e4).rounded() / 10
+        print("\(what): \(ms) ms, \(rate) records/s\(detail.isEmpty ? "" : ", " + detail)")
+    }
+}

@@ -1,0 +1,138 @@
+"""Finding and loading libnormcache.so, and the one table that declares every C function of normcache.h."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+from ctypes import POINTER, c_char_p, c_int, c_size_t, c_uint64, c_void_p
+from pathlib import Path
+from typing import Any, Callable, Iterator, List, Mapping, Optional, Tuple
+
+from .errors import LibraryLoadError, error_for
+
+#: NORMCACHE_VERSION of the include/normcache.h that this table mirrors.
+HEADER_VERSION = "0.1.0"
+#: The environment variable naming the library to load; when set, nothing else is tried.
+LIBRARY_ENV = "NORMCACHE_LIBRARY"
+#: NORMCACHE_OK.
+OK = 0
+#: NORMCACHE_NOTFOUND.
+NOTFOUND = 2
+
+_LIBRARY_NAME = "libnormcache.so"
+_SONAME = "libnormcache.so.0"
+_CHECKOUT_BUILDS = (".build/release", ".build/debug", "build", "build/lib")
+
+_BUFFER_OUT = POINTER(c_void_p)  # char **: c_void_p, so the buffer can go back to normcache_free
+_LENGTH_OUT = POINTER(c_size_t)
+
+# Every function of normcache.h: name -> (restype, argtypes). Those returning c_int return
+# a status and get the error check that raises on negative codes.
+_PROTOTYPES = {
+    "normcache_version": (c_char_p, []),
+    "normcache_errstr": (c_char_p, [c_int]),
+    "normcache_errmsg": (c_char_p, []),
+    "normcache_free": (None, [c_void_p]),
+    "normcache_open": (c_int, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(c_void_p)]),
+    "normcache_close": (c_int, [c_void_p]),
+    "normcache_put": (c_int, [c_void_p, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_get": (c_int, [c_void_p, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_remove": (c_int, [c_void_p, c_char_p, c_size_t]),
+    "normcache_remove_prefix": (c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_uint64)]),
+    "normcache_clear": (c_int, [c_void_p]),
+    "normcache_search": (
+        c_int,
+        [c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
+    ),
+    "normcache_stats": (c_int, [c_void_p, _BUFFER_OUT, _LENGTH_OUT]),
+}
+
+
+def _checkout_root(start: Path) -> Optional[Path]:
+    """The nearest folder at or above `start` holding Package.swift (a source checkout), if any."""
+    for folder in (start, *start.parents):
+        if (folder / "Package.swift").is_file():
+            return folder
+    return None
+
+
+def candidates(environ: Mapping[str, str], package_dir: Path) -> Iterator[str]:
+    """The libraries to try, in order: $NORMCACHE_LIBRARY alone when set; else the package
+    folder, the build folders of a source checkout, then the system loader."""
+    override = environ.get(LIBRARY_ENV)
+    if override:
+        yield override
+        return
+    yield str(package_dir / _LIBRARY_NAME)
+    root = _checkout_root(package_dir)
+    if root is not None:
+        for build in _CHECKOUT_BUILDS:
+            yield str(root / build / _LIBRARY_NAME)
+    system = ctypes.util.find_library("normcache")
+    if system:
+        yield system
+    yield _SONAME
+
+
+def check_version(found: str, expected: str = HEADER_VERSION) -> None:
+    """Raise LibraryLoadError unless the library's major version is the header's."""
+    if found.split(".")[0] != expected.split(".")[0]:
+        raise LibraryLoadError(
+            f"libnormcache {found} does not match this binding, written for {expected}"
+        )
+
+
+def _declare(library: ctypes.CDLL, name: str) -> None:
+    """Apply the table to a loaded library; raise LibraryLoadError if a function is missing."""
+
+    def check(status: int, function: Any, arguments: Tuple[Any, ...]) -> int:
+        # Runs on the calling thread right after the call, where the message is still ours.
+        if status >= 0:
+            return status
+        message = library.normcache_errmsg() or library.normcache_errstr(status)
+        raise error_for(status, message.decode("utf-8", "replace"))
+
+    for symbol, (restype, argtypes) in _PROTOTYPES.items():
+        try:
+            function = getattr(library, symbol)
+        except AttributeError:
+            raise LibraryLoadError(f"{name} lacks {symbol}; it is not a matching libnormcache") from None
+        function.restype = restype
+        function.argtypes = argtypes
+        if restype is c_int:
+            function.errcheck = check
+
+
+def _load() -> Tuple[ctypes.CDLL, str]:
+    """Load the first library that opens, declare its functions and check its version."""
+    tried: List[str] = []
+    for candidate in candidates(os.environ, Path(__file__).resolve().parent):
+        try:
+            library = ctypes.CDLL(candidate)
+        except OSError as error:
+            tried.append(str(error))
+            continue
+        _declare(library, candidate)
+        check_version(library.normcache_version().decode("ascii", "replace"))
+        return library, candidate
+    raise LibraryLoadError(
+        f"cannot load libnormcache; set {LIBRARY_ENV} to its path. Tried:\n  " + "\n  ".join(tried)
+    )
+
+
+#: The loaded library, and the name or path it was loaded from.
+lib, path = _load()
+
+
+def call_with_buffer(function: Callable[..., int], *arguments: Any) -> Tuple[int, Optional[bytes]]:
+    """Call a function whose last two parameters are `char **out, size_t *out_len`; return its
+    status and a copy of the buffer (None when it gave none), which is freed in the library."""
+    buffer = c_void_p()
+    length = c_size_t()
+    try:
+        status = function(*arguments, ctypes.byref(buffer), ctypes.byref(length))
+        data = ctypes.string_at(buffer.value, length.value) if buffer.value else None
+        return status, data
+    finally:
+        lib.normcache_free(buffer)

@@ -1,0 +1,84 @@
+"""The exceptions of normcache: one class per negative status code of normcache.h."""
+
+from __future__ import annotations
+
+from typing import Dict, Type
+
+
+class LibraryLoadError(ImportError):
+    """libnormcache.so could not be found or loaded, or it does not match this binding."""
+
+
+class Error(Exception):
+    """A failed normcache call: `code` is the status code, `message` the library's message."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(code, message)
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InvalidArgumentError(Error):
+    """NORMCACHE_EINVAL (-1): an empty key, an unknown option, a closed cache."""
+
+
+class ClosedError(InvalidArgumentError):
+    """The cache was used after close(); raised by the binding without calling the library."""
+
+
+class JSONError(Error):
+    """NORMCACHE_EJSON (-2): malformed JSON, invalid UTF-8, too deep, or the wrong shape."""
+
+
+class DocumentError(Error):
+    """NORMCACHE_EDOCUMENT (-3): a GraphQL document is malformed or invalid."""
+
+
+class SchemaError(Error):
+    """NORMCACHE_ESCHEMA (-4): a schema is malformed or invalid."""
+
+
+class DataError(Error):
+    """NORMCACHE_EDATA (-5): response data does not match its operation."""
+
+
+class StorageError(Error):
+    """NORMCACHE_ESTORAGE (-6): I/O error, disk full, permission denied, lock or map failure."""
+
+
+class CallbackError(Error):
+    """NORMCACHE_ECALLBACK (-7): a user callback failed."""
+
+
+class NoMemoryError(Error, MemoryError):
+    """NORMCACHE_ENOMEM (-8): memory could not be allocated."""
+
+
+class NotACacheError(Error):
+    """NORMCACHE_ENOTCACHE (-9): the file is not a normcache cache, is damaged, or is too new."""
+
+
+class ReadOnlyError(Error):
+    """NORMCACHE_EREADONLY (-10): a write on a cache opened read-only."""
+
+
+_CLASSES: Dict[int, Type[Error]] = {
+    -1: InvalidArgumentError,
+    -2: JSONError,
+    -3: DocumentError,
+    -4: SchemaError,
+    -5: DataError,
+    -6: StorageError,
+    -7: CallbackError,
+    -8: NoMemoryError,
+    -9: NotACacheError,
+    -10: ReadOnlyError,
+}
+
+
+def error_for(code: int, message: str) -> Error:
+    """The exception for a negative status code (the base Error for a code this binding does not know)."""
+    return _CLASSES.get(code, Error)(code, message)

@@ -1,0 +1,49 @@
+"""Shared fixtures: every test gets its own cache file in its own temporary folder, and a
+way to run a second Python process on it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+import normcache
+
+
+@pytest.fixture
+def cache_path(tmp_path: Path) -> Path:
+    """A fresh, not yet created cache path: tmp_path / "test.cache"."""
+    return tmp_path / "test.cache"
+
+
+@pytest.fixture
+def cache(cache_path: Path) -> Iterator[normcache.Cache]:
+    """A cache opened with the default options on cache_path, closed after the test."""
+    with normcache.Cache(cache_path) as opened:
+        yield opened
+
+
+@pytest.fixture
+def run_python() -> Callable[..., subprocess.CompletedProcess]:
+    """Run Python code in a child process that imports this same normcache and library.
+
+    The code gets its arguments in sys.argv[1:]; the child's output is returned as text.
+    """
+
+    def run(code: str, *arguments: str, timeout: float = 120) -> subprocess.CompletedProcess:
+        environment = dict(os.environ)
+        environment["PYTHONPATH"] = str(Path(normcache.__file__).resolve().parent.parent)
+        environment["NORMCACHE_LIBRARY"] = normcache._library.path
+        return subprocess.run(
+            [sys.executable, "-c", code, *arguments],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    return run

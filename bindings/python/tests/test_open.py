@@ -1,0 +1,304 @@
+"""Opening and closing: paths, files, options, read-only, durability, the managed lifecycle."""
+
+from __future__ import annotations
+
+import gc
+import os
+import random
+import stat
+from pathlib import Path
+from typing import Any, Dict
+
+import pytest
+
+import normcache
+
+MIB = 1024 * 1024
+
+
+class _Place(os.PathLike):
+    """A minimal os.PathLike that is not a pathlib.Path."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def __fspath__(self) -> str:
+        return str(self._path)
+
+
+def test_open_creates_the_data_file_and_the_lock_file_beside_it(cache_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        with normcache.Cache(cache_path):
+            pass
+    finally:
+        os.umask(previous)
+    assert cache_path.is_file()
+    assert (cache_path.parent / "test.cache-lock").is_file()
+    assert stat.S_IMODE(cache_path.stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize("kind", ["str", "bytes", "Path", "PathLike"])
+def test_path_may_be_str_bytes_or_pathlike(cache_path: Path, kind: str) -> None:
+    given = {"str": str(cache_path), "bytes": os.fsencode(cache_path), "Path": cache_path, "PathLike": _Place(cache_path)}[kind]
+    with normcache.Cache(given) as cache:
+        assert cache.put({"A:1": {"x": 1}}) == ["A:1.x"]
+    with normcache.Cache(cache_path) as cache:
+        assert cache.get("A:1") == {"x": 1}
+
+
+def test_path_with_non_ascii_characters(tmp_path: Path) -> None:
+    path = tmp_path / "café ☕ 日本.cache"
+    with normcache.Cache(path) as cache:
+        cache.put({"A:1": {"x": 1}})
+    assert path.is_file()
+    with normcache.Cache(path) as cache:
+        assert cache.get("A:1") == {"x": 1}
+
+
+def test_path_of_a_wrong_type_is_a_type_error() -> None:
+    with pytest.raises(TypeError):
+        normcache.Cache(42)  # type: ignore[arg-type]
+
+
+def test_empty_path_is_invalid() -> None:
+    with pytest.raises(normcache.InvalidArgumentError) as failure:
+        normcache.Cache("")
+    assert failure.value.code == -1
+
+
+def test_path_with_a_nul_byte_is_invalid_and_creates_nothing(tmp_path: Path) -> None:
+    with pytest.raises(normcache.InvalidArgumentError) as failure:
+        normcache.Cache(str(tmp_path / "a") + "\0b.cache")
+    assert failure.value.code == -1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_directory_is_a_storage_error(tmp_path: Path) -> None:
+    path = tmp_path / "missing" / "test.cache"
+    with pytest.raises(normcache.StorageError) as failure:
+        normcache.Cache(path)
+    assert failure.value.code == -6
+    assert "missing" in failure.value.message
+    assert not (tmp_path / "missing").exists()
+
+
+def test_a_directory_is_not_a_cache_file(tmp_path: Path) -> None:
+    folder = tmp_path / "folder.cache"
+    folder.mkdir()
+    with pytest.raises(normcache.StorageError) as failure:
+        normcache.Cache(folder)
+    assert failure.value.code == -6
+
+
+def test_random_bytes_are_not_a_cache_and_stay_untouched(cache_path: Path) -> None:
+    garbage = random.Random(20240607).randbytes(64 * 1024)
+    cache_path.write_bytes(garbage)
+    with pytest.raises(normcache.NotACacheError) as failure:
+        normcache.Cache(cache_path)
+    assert failure.value.code == -9
+    assert "test.cache" in failure.value.message
+    assert cache_path.read_bytes() == garbage
+
+
+def test_a_short_text_file_is_not_a_cache_and_stays_untouched(cache_path: Path) -> None:
+    cache_path.write_bytes(b"hello, world\n")
+    with pytest.raises(normcache.NotACacheError) as failure:
+        normcache.Cache(cache_path)
+    assert failure.value.code == -9
+    assert cache_path.read_bytes() == b"hello, world\n"
+
+
+def test_random_bytes_are_not_a_cache_when_opened_read_only(cache_path: Path) -> None:
+    cache_path.write_bytes(random.Random(7).randbytes(16 * 1024))
+    with pytest.raises(normcache.NotACacheError):
+        normcache.Cache(cache_path, read_only=True)
+
+
+def test_a_cache_survives_close_and_reopen(cache_path: Path) -> None:
+    with normcache.Cache(cache_path) as cache:
+        cache.put({"Droid:2001": {"name": "R2-D2"}})
+    with normcache.Cache(cache_path) as cache:
+        assert cache.get("Droid:2001") == {"name": "R2-D2"}
+        assert cache.search("") == ["Droid:2001"]
+
+
+def test_opening_and_closing_many_times(cache_path: Path) -> None:
+    for round_ in range(50):
+        with normcache.Cache(cache_path) as cache:
+            cache.put({"Counter:1": {"n": round_}})
+    with normcache.Cache(cache_path) as cache:
+        assert cache.get("Counter:1") == {"n": 49}
+
+
+# --- options ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"durability": "full"},
+        {"durability": "fast"},
+        {"read_only": False},
+        {"map_size": MIB},
+        {"map_size": 256 * MIB},
+        {"max_readers": 1},
+        {"max_readers": 65535},
+        {"durability": "fast", "read_only": False, "map_size": 8 * MIB, "max_readers": 16},
+    ],
+)
+def test_valid_options_are_accepted(cache_path: Path, options: Dict[str, Any]) -> None:
+    with normcache.Cache(cache_path, **options) as cache:
+        assert cache.put({"A:1": {"x": 1}}) == ["A:1.x"]
+        assert cache.get("A:1") == {"x": 1}
+
+
+@pytest.mark.parametrize(
+    "options, named",
+    [
+        ({"colour": "red"}, "colour"),
+        ({"durability": "slow"}, "durability"),
+        ({"durability": 1}, "durability"),
+        ({"durability": None}, "durability"),
+        ({"read_only": "yes"}, "read_only"),
+        ({"read_only": 1}, "read_only"),
+        ({"map_size": "big"}, "map_size"),
+        ({"map_size": -1}, "map_size"),
+        ({"map_size": 1.5}, "map_size"),
+        ({"map_size": 1024}, "map_size"),
+        ({"max_readers": 0}, "max_readers"),
+        ({"max_readers": 65536}, "max_readers"),
+        ({"max_readers": "8"}, "max_readers"),
+    ],
+)
+def test_invalid_options_are_rejected_before_touching_the_disk(
+    cache_path: Path, options: Dict[str, Any], named: str
+) -> None:
+    with pytest.raises(normcache.InvalidArgumentError) as failure:
+        normcache.Cache(cache_path, **options)
+    assert failure.value.code == -1
+    assert named in failure.value.message
+    assert not cache_path.exists()
+
+
+def test_an_option_python_cannot_serialize_is_a_type_error(cache_path: Path) -> None:
+    with pytest.raises(TypeError):
+        normcache.Cache(cache_path, map_size=object())
+
+
+def test_durability_fast_is_reported_and_keeps_data(cache_path: Path) -> None:
+    with normcache.Cache(cache_path, durability="fast") as cache:
+        assert cache.stats()["durability"] == "fast"
+        assert cache.put({"A:1": {"x": "fast"}}) == ["A:1.x"]
+    with normcache.Cache(cache_path) as cache:
+        assert cache.stats()["durability"] == "full"
+        assert cache.get("A:1") == {"x": "fast"}
+
+
+# --- read-only -------------------------------------------------------------------------
+
+
+def test_read_only_of_a_missing_file_raises_and_creates_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "absent.cache"
+    with pytest.raises(normcache.StorageError) as failure:
+        normcache.Cache(path, read_only=True)
+    assert failure.value.code == -6
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_read_only_reads_and_refuses_every_write(cache_path: Path) -> None:
+    with normcache.Cache(cache_path) as cache:
+        cache.put({"Pet:1": {"name": "Rex"}, "Pet:2": {"name": "Tom"}})
+    with normcache.Cache(cache_path, read_only=True) as cache:
+        assert cache.get("Pet:1") == {"name": "Rex"}
+        assert cache.search("Pet:") == ["Pet:1", "Pet:2"]
+        stats = cache.stats()
+        assert stats["read_only"] is True
+        assert stats["records"] == 2
+        writes = [
+            lambda: cache.put({"Pet:3": {"name": "Kit"}}),
+            lambda: cache.put({"Pet:1": {"name": "Max"}}),
+            lambda: cache.put("{}"),
+            lambda: cache.remove("Pet:1"),
+            lambda: cache.remove_prefix("Pet:"),
+            lambda: cache.clear(),
+        ]
+        for write in writes:
+            with pytest.raises(normcache.ReadOnlyError) as failure:
+                write()
+            assert failure.value.code == -10
+            assert failure.value.message != ""
+        assert cache.search("") == ["Pet:1", "Pet:2"]
+        assert cache.get("Pet:1") == {"name": "Rex"}
+
+
+# --- lifecycle -------------------------------------------------------------------------
+
+
+def test_context_manager_returns_the_cache_and_closes_it(cache_path: Path) -> None:
+    with normcache.Cache(cache_path) as cache:
+        assert isinstance(cache, normcache.Cache)
+        assert cache.closed is False
+    assert cache.closed is True
+
+
+def test_context_manager_closes_on_an_exception_and_lets_it_through(cache_path: Path) -> None:
+    with pytest.raises(KeyError):
+        with normcache.Cache(cache_path) as cache:
+            cache.put({"A:1": {"x": 1}})
+            raise KeyError("boom")
+    assert cache.closed is True
+    with normcache.Cache(cache_path) as cache:
+        assert cache.get("A:1") == {"x": 1}
+
+
+def test_close_is_idempotent(cache_path: Path) -> None:
+    cache = normcache.Cache(cache_path)
+    cache.close()
+    cache.close()
+    assert cache.closed is True
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        lambda c: c.put({"A:1": {"x": 1}}),
+        lambda c: c.put('{"A:1": {"x": 1}}'),
+        lambda c: c.get("A:1"),
+        lambda c: c.remove("A:1"),
+        lambda c: c.remove_prefix("A:"),
+        lambda c: c.search(""),
+        lambda c: c.search("A:", after="A:0", limit=3),
+        lambda c: c.clear(),
+        lambda c: c.stats(),
+    ],
+    ids=["put-dict", "put-text", "get", "remove", "remove_prefix", "search", "search-paged", "clear", "stats"],
+)
+def test_use_after_close_raises_closed_error(cache_path: Path, use) -> None:
+    cache = normcache.Cache(cache_path)
+    cache.put({"A:1": {"x": 1}})
+    cache.close()
+    with pytest.raises(normcache.ClosedError) as failure:
+        use(cache)
+    assert isinstance(failure.value, normcache.InvalidArgumentError)
+    assert failure.value.code == -1
+    assert "closed" in str(failure.value)
+
+
+def test_an_unclosed_cache_is_closed_by_the_garbage_collector(cache_path: Path) -> None:
+    cache = normcache.Cache(cache_path)
+    cache.put({"A:1": {"x": 1}})
+    del cache
+    gc.collect()
+    with normcache.Cache(cache_path) as again:
+        assert again.get("A:1") == {"x": 1}
+
+
+def test_a_failed_open_leaves_nothing_for_the_garbage_collector_to_trip_on(tmp_path: Path) -> None:
+    # pyproject turns unraisable exceptions (a __del__ that raises) into errors.
+    for _ in range(3):
+        with pytest.raises(normcache.StorageError):
+            normcache.Cache(tmp_path / "missing" / "x.cache")
+    with pytest.raises(normcache.InvalidArgumentError):
+        normcache.Cache(tmp_path / "y.cache", colour="red")
+    gc.collect()

@@ -1,0 +1,278 @@
+/*
+ * normcache.h — the C interface of normcache, an embeddable normalized cache for
+ * GraphQL and JSON API responses, stored in LMDB.
+ *
+ * This header is the manual. Conventions that hold for every function unless its
+ * own block says otherwise:
+ *
+ *  - Every function returns an int status: NORMCACHE_OK (0), a positive outcome
+ *    that is not a failure (NORMCACHE_NOTFOUND), or a negative error code.
+ *  - After a negative return, normcache_errmsg() on the same thread describes what
+ *    went wrong and where (byte offset, record key, path).
+ *  - Inputs are (pointer, length) byte ranges of UTF-8; no terminating NUL is needed
+ *    and embedded NULs are bytes like any other. A NULL pointer with length 0 is an
+ *    empty input; a NULL pointer with a non-zero length is NORMCACHE_EINVAL.
+ *  - Outputs are buffers allocated by the library and returned through `char **out`
+ *    and `size_t *out_len`. The caller owns them and releases them with
+ *    normcache_free(). Each buffer is followed by a NUL byte that out_len does not
+ *    count, so it can be used as a C string. On any return other than NORMCACHE_OK,
+ *    *out is set to NULL and *out_len to 0.
+ *  - A normcache handle may be used from many threads at once. Many processes may
+ *    open the same cache file; each sees the writes the others have committed.
+ *  - Nothing crosses this boundary but status codes: bad input, a closed handle or a
+ *    damaged file gives an error code, never a crash, and a failed write changes
+ *    nothing.
+ */
+#ifndef NORMCACHE_H
+#define NORMCACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------
+ * Version
+ * ------------------------------------------------------------------------- */
+
+/** The version of this header, as major, minor and patch numbers. */
+#define NORMCACHE_VERSION_MAJOR 0
+#define NORMCACHE_VERSION_MINOR 1
+#define NORMCACHE_VERSION_PATCH 0
+/** The version of this header as text, "MAJOR.MINOR.PATCH". */
+#define NORMCACHE_VERSION "0.1.0"
+
+/**
+ * normcache_version — the version of the loaded library.
+ *
+ * Returns a static NUL-terminated string "MAJOR.MINOR.PATCH"; compare it with
+ * NORMCACHE_VERSION to detect a header and a library that do not match.
+ * Never fails; thread-safe; the caller must not free the string.
+ */
+const char *normcache_version(void);
+
+/* ---------------------------------------------------------------------------
+ * Status codes
+ * ------------------------------------------------------------------------- */
+
+/** Success. */
+#define NORMCACHE_OK 0
+/* 1 is reserved for NORMCACHE_MISS (a read that lacks data), 3 for NORMCACHE_STALE. */
+/** The record asked for is not in the cache. Not a failure: errmsg is untouched. */
+#define NORMCACHE_NOTFOUND 2
+
+/** An argument is invalid: a NULL pointer, an empty key, an unknown option, a closed handle. */
+#define NORMCACHE_EINVAL (-1)
+/** Input JSON is malformed, not UTF-8, nested too deeply, or not of the expected shape. */
+#define NORMCACHE_EJSON (-2)
+/** A GraphQL document is malformed or invalid. */
+#define NORMCACHE_EDOCUMENT (-3)
+/** A schema is malformed or invalid. */
+#define NORMCACHE_ESCHEMA (-4)
+/** Response data does not match the operation that asked for it. */
+#define NORMCACHE_EDATA (-5)
+/** The storage failed: I/O error, disk full, permission denied, lock or map failure. */
+#define NORMCACHE_ESTORAGE (-6)
+/** A user callback failed. */
+#define NORMCACHE_ECALLBACK (-7)
+/** Memory could not be allocated. */
+#define NORMCACHE_ENOMEM (-8)
+/** The file is not a normcache cache, is damaged, or has a format this library cannot read. */
+#define NORMCACHE_ENOTCACHE (-9)
+/** A write was attempted on a cache opened read-only. */
+#define NORMCACHE_EREADONLY (-10)
+
+/**
+ * normcache_errstr — a fixed English description of a status code.
+ *
+ * Returns a static NUL-terminated string for any int, known or not ("unknown status
+ * code" for codes this library does not define). Never fails; thread-safe; the caller
+ * must not free the string.
+ */
+const char *normcache_errstr(int code);
+
+/**
+ * normcache_errmsg — the detailed message of the last failure on the calling thread.
+ *
+ * Returns a NUL-terminated string that says what went wrong and where, or "" when
+ * no call on this thread has failed yet. The string belongs to the library and stays
+ * valid until the next failing normcache call on the same thread. Each thread has
+ * its own message; successful calls leave it unchanged.
+ */
+const char *normcache_errmsg(void);
+
+/**
+ * normcache_free — release a buffer returned by this library.
+ *
+ * NULL is allowed and does nothing. Passing anything the library did not return
+ * through an out-parameter, or freeing a buffer twice, is undefined behaviour.
+ */
+void normcache_free(void *buffer);
+
+/* ---------------------------------------------------------------------------
+ * Opening and closing
+ * ------------------------------------------------------------------------- */
+
+/** An open cache. Opaque; obtained from normcache_open, released by normcache_close. */
+typedef struct normcache normcache;
+
+/**
+ * normcache_open — open (and, unless read-only, create) the cache at a path.
+ *
+ * `path` names the cache file, as with SQLite: `app.cache` is the data file and
+ * `app.cache-lock` the lock file beside it. The directory must exist. A new file is
+ * created with mode 0644 (less the umask) and stamped with the current format.
+ *
+ * `options_json` is NULL/0 for the defaults, or a JSON object with any of:
+ *   "durability": "full" (default) — every committed write survives a power cut;
+ *                 "fast" — a system crash may lose the last committed writes but
+ *                 never corrupts the cache (a process crash loses nothing).
+ *   "read_only":  false (default) | true — open for reading only; the file must exist
+ *                 and writes fail with NORMCACHE_EREADONLY.
+ *   "map_size":   initial size in bytes of the memory map (default 64 MiB, at least
+ *                 1 MiB); the map grows by itself when it fills.
+ *   "max_readers": the reader slots of the lock file (default 126, 1..65535), the most
+ *                 read transactions of all processes at one moment; only the first
+ *                 process to open the file sets it.
+ * An unknown option or a value of the wrong type is NORMCACHE_EINVAL.
+ *
+ * On success *out_cache receives the handle, to be closed with normcache_close.
+ * On failure *out_cache is set to NULL.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL out_cache, empty path, bad options);
+ * NORMCACHE_EJSON (options not JSON); NORMCACHE_ENOTCACHE (the file is not a
+ * normcache cache, is truncated or damaged, or has a newer format);
+ * NORMCACHE_ESTORAGE (missing directory, permission denied, I/O error);
+ * NORMCACHE_ENOMEM.
+ */
+int normcache_open(const char *path, size_t path_len,
+                   const char *options_json, size_t options_len,
+                   normcache **out_cache);
+
+/**
+ * normcache_close — close a cache handle.
+ *
+ * Waits for calls in progress on other threads to finish, then releases the handle.
+ * NULL is allowed and returns NORMCACHE_OK. Closing a handle that is already closed
+ * returns NORMCACHE_EINVAL, as does any later use of it: a closed handle is detected,
+ * never dereferenced.
+ */
+int normcache_close(normcache *cache);
+
+/* ---------------------------------------------------------------------------
+ * Records
+ *
+ * Records travel as JSON: an object whose members are record keys, each holding an
+ * object of fields. A field value is any JSON value; an object whose only member is
+ * "$reference" with a string value is a reference to another record:
+ *
+ *   {"Droid:2001": {"name": "R2-D2", "friends": [{"$reference": "Human:1000"}, null]}}
+ *
+ * Leaf values round-trip exactly: numbers keep their text (1.0 stays 1.0), strings
+ * keep every code point. JSON nested deeper than 512 levels is rejected.
+ * ------------------------------------------------------------------------- */
+
+/**
+ * normcache_put — merge records into the cache in one atomic, durable transaction.
+ *
+ * The merge is field by field: each field given replaces the stored one (last write
+ * wins), fields not given stay, lists are replaced whole. A record key that appears
+ * twice in one input is merged in input order.
+ *
+ * When `out_changed` is not NULL it receives a JSON array of the fields whose stored
+ * value changed, as "recordKey.fieldKey" strings in the order of the input
+ * (["Droid:2001.name"]); rewriting identical data yields []. `out_len` may be NULL
+ * only when `out_changed` is NULL.
+ *
+ * All or nothing: on any error nothing is written.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL handle or input, closed handle, an
+ * empty record key or field name); NORMCACHE_EJSON (malformed JSON, invalid UTF-8,
+ * a top level or record that is not an object, a malformed reference; the message
+ * gives the byte offset and record key); NORMCACHE_EREADONLY; NORMCACHE_ESTORAGE;
+ * NORMCACHE_ENOMEM.
+ */
+int normcache_put(normcache *cache, const char *records_json, size_t records_len,
+                  char **out_changed, size_t *out_len);
+
+/**
+ * normcache_get — one record, as a JSON object of its fields.
+ *
+ * On NORMCACHE_OK *out_record receives the fields in the notation above, ordered by
+ * the bytes of the field keys: {"friends": [{"$reference": "Human:1000"}], "name": "R2-D2"}.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_NOTFOUND (no record with this key);
+ * NORMCACHE_EINVAL (NULL handle or out-parameters, closed handle, empty key);
+ * NORMCACHE_ENOTCACHE (the stored record is damaged); NORMCACHE_ESTORAGE;
+ * NORMCACHE_ENOMEM.
+ */
+int normcache_get(normcache *cache, const char *key, size_t key_len,
+                  char **out_record, size_t *out_len);
+
+/**
+ * normcache_remove — delete one record.
+ *
+ * Returns NORMCACHE_OK when the record was deleted; NORMCACHE_NOTFOUND when there was
+ * none; NORMCACHE_EINVAL (NULL handle, closed handle, empty key); NORMCACHE_EREADONLY;
+ * NORMCACHE_ESTORAGE.
+ */
+int normcache_remove(normcache *cache, const char *key, size_t key_len);
+
+/**
+ * normcache_remove_prefix — delete every record whose key starts with `prefix`.
+ *
+ * One atomic transaction. When `out_count` is not NULL it receives the number of
+ * records deleted. The prefix must not be empty (use normcache_clear).
+ *
+ * Returns NORMCACHE_OK (also when nothing matched); NORMCACHE_EINVAL (NULL handle,
+ * closed handle, empty prefix); NORMCACHE_EREADONLY; NORMCACHE_ESTORAGE.
+ */
+int normcache_remove_prefix(normcache *cache, const char *prefix, size_t prefix_len,
+                            uint64_t *out_count);
+
+/**
+ * normcache_clear — delete every record, keeping the cache file and its format.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle); NORMCACHE_EREADONLY;
+ * NORMCACHE_ESTORAGE.
+ */
+int normcache_clear(normcache *cache);
+
+/**
+ * normcache_search — the keys of a key group, in byte order, one page at a time.
+ *
+ * Lists the record keys that start with `prefix` ("Pet:"; an empty prefix lists every
+ * key), in the byte order of their UTF-8, strictly after the key `after` when it is
+ * not NULL (pass the last key of the previous page), at most `limit` of them
+ * (0: no limit). The search positions a cursor at the start of the group and stops at
+ * its end; it never scans the rest of the store.
+ *
+ * On NORMCACHE_OK *out_keys receives a JSON array of strings (["Pet:1", "Pet:2"]);
+ * an empty group gives [].
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL handle or out-parameters, closed
+ * handle); NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
+ */
+int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
+                     const char *after, size_t after_len, size_t limit,
+                     char **out_keys, size_t *out_len);
+
+/**
+ * normcache_stats — facts about the cache, as a JSON object.
+ *
+ * *out_json receives {"records": <count>, "bytes_used": <bytes of pages in use>,
+ * "map_size": <bytes>, "page_size": <bytes>, "format_version": <n>,
+ * "library_version": "<x.y.z>", "read_only": <bool>, "durability": "full"|"fast"}.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL handle or out-parameters, closed
+ * handle); NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
+ */
+int normcache_stats(normcache *cache, char **out_json, size_t *out_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NORMCACHE_H */
