@@ -40,12 +40,12 @@ struct RecordBatch {
                 entryIndex[key] = index
                 entries.append(Entry(key: key, fields: []))
             }
-            try merge(fieldsOf: record.value, in: document, into: &entries[index], recordKey: keyText)
+            try Self.merge(fieldsOf: record.value, in: document, into: &entries[index], recordKey: keyText)
         }
         collapseRepeatedFields()
     }
 
-    private func merge(fieldsOf object: Int, in document: JSONDocument, into entry: inout Entry,
+    private static func merge(fieldsOf object: Int, in document: JSONDocument, into entry: inout Entry,
                        recordKey: String) throws(NormCacheError) {
         for field in document.members(ofObject: object) {
             let name = document.stringBytes(field.key)

@@ -1,0 +1,96 @@
+import Testing
+@testable import NormCache
+
+/// The JSON scanner on its own: grammar, positions in errors, UTF-8, depth.
+@Suite struct JSONScannerTests {
+    func scan(_ text: String) throws(NormCacheError) -> JSONDocument {
+        // The document borrows its bytes; the tests only look at tokens and messages.
+        let bytes = Array(text.utf8)
+        let pointer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+        pointer.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: bytes.count))
+        return try JSONDocument(scanning: UnsafeRawBufferPointer(pointer))
+    }
+
+    func error(_ text: String) -> NormCacheError? {
+        do { _ = try scan(text); return nil } catch { return error }
+    }
+
+    @Test func tokensOfANestedDocument() throws {
+        let document = try scan(#" {"a": [1, -2.5e3, "x\n"], "b": {"c": null}, "d": true} "#)
+        #expect(document.tokens.map(\.kind) == [.object, .string, .array, .number, .number, .string,
+                                                 .string, .object, .string, .null, .string, .true])
+        #expect(document.tokens[0].length == 3)
+        #expect(document.tokens[0].end == 12)
+        #expect(document.tokens[2].length == 3)
+        #expect(String(decoding: document.rawText(4), as: UTF8.self) == "-2.5e3")
+        #expect(document.stringBytes(5) == Array("x\n".utf8))
+        #expect(document.members(ofObject: 0).map { String(decoding: document.stringBytes($0.key), as: UTF8.self) } == ["a", "b", "d"])
+        #expect(Array(document.elements(ofArray: 2)) == [3, 4, 5])
+    }
+
+    @Test func escapesDecodeToUTF8() throws {
+        let document = try scan(#""\u00e9\uD83D\uDE00\"\\\/\b\f\r\t""#)
+        #expect(document.stringBytes(0) == Array("é😀\"\\/\u{8}\u{c}\r\t".utf8))
+    }
+
+    @Test func errorsNameTheByteOffset() {
+        #expect(error(#"{"a" 1}"#)?.message == "JSON error at byte 5: expected ':' after an object key")
+        #expect(error(#"[1, 2"#)?.message == "JSON error at byte 5: unexpected end of input (truncated?)")
+        #expect(error(#"{"a": 1,}"#)?.message == "JSON error at byte 8: expected a string as object key")
+        #expect(error(#"[1 2]"#)?.message == "JSON error at byte 3: expected ',' or ']' after an array element")
+        #expect(error("01")?.message == "JSON error at byte 1: unexpected text after the JSON value")
+        #expect(error(#""abc"#)?.message == "JSON error at byte 0: unterminated string (input ends at byte 4)")
+        #expect(error("")?.message == "JSON error at byte 0: unexpected end of input (truncated?)")
+        #expect(error("nul")?.message == "JSON error at byte 3: unexpected end of input (truncated?)")
+        #expect(error("[tru]")?.message == "JSON error at byte 4: invalid literal (expected 'true')")
+        #expect(error("\"a\u{1}\"")?.message == "JSON error at byte 2: control character U+0001 must be escaped in a string")
+        #expect(error(#""\uD800x""#)?.message == #"JSON error at byte 1: high surrogate \uD800 not followed by a low surrogate"#)
+        #expect(error(#""\uDC00""#)?.message == #"JSON error at byte 1: lone low surrogate \uDC00 in a string"#)
+        #expect(error("1.")?.message == "JSON error at byte 2: unexpected end of input (truncated?)")
+        #expect(error("-x")?.message == "JSON error at byte 1: expected a digit in a number")
+        for text in ["{", "[", "\"", "{\"a\"", "{\"a\":", "[1,", "tr"] {
+            #expect(error(text)?.code == .json, "\(text)")
+        }
+    }
+
+    @Test func invalidUTF8IsRejectedWhereItStarts() throws {
+        let cases: [([UInt8], String)] = [
+            ([0x22, 0x61, 0xFF, 0x22], "JSON error at byte 2: invalid UTF-8 byte 0xFF"),
+            ([0x22, 0xC0, 0xAF, 0x22], "JSON error at byte 1: invalid UTF-8 byte 0xC0"),
+            ([0x22, 0xED, 0xA0, 0x80, 0x22], "JSON error at byte 1: invalid UTF-8 sequence starting with 0xED"),
+            ([0x22, 0xE2, 0x82], "JSON error at byte 1: invalid UTF-8: sequence cut short by the end of input"),
+        ]
+        for (bytes, message) in cases {
+            #expect(throws: NormCacheError(.json, message)) {
+                try bytes.withBytes { (buffer) throws(NormCacheError) in _ = try JSONDocument(scanning: buffer) }
+            }
+        }
+    }
+
+    @Test func nestingStopsAtTheLimit() throws {
+        _ = try scan(String(repeating: "[", count: 512) + String(repeating: "]", count: 512))
+        #expect(error(String(repeating: "[", count: 513) + String(repeating: "]", count: 513))?.message
+            == "JSON error at byte 512: JSON nested deeper than 512 levels")
+        #expect(error(String(repeating: "[", count: 100_000))?.code == .json)
+        #expect(error(String(repeating: "{\"a\":", count: 100_000))?.code == .json)
+    }
+
+    /// JSONTestSuite: every y_ document accepted, every n_ rejected with a position,
+    /// every i_ either way without a crash.
+    @Test func jsonTestSuite() throws {
+        let directory = TestData.path("JSONTestSuite/test_parsing")
+        let names = try TestData.files(in: directory)
+        #expect(names.count == 318)
+        for name in names {
+            let bytes = try TestData.read(directory + "/" + name)
+            let result = bytes.withUnsafeBytes { buffer -> NormCacheError? in
+                do throws(NormCacheError) { _ = try JSONDocument(scanning: buffer); return nil } catch { return error }
+            }
+            if name.hasPrefix("y_") { #expect(result == nil, "\(name): \(result?.message ?? "")") }
+            if name.hasPrefix("n_") {
+                #expect(result?.code == .json, "\(name) was accepted")
+                #expect(result?.message.hasPrefix("JSON error at byte ") ?? true, "\(name): \(result?.message ?? "")")
+            }
+        }
+    }
+}

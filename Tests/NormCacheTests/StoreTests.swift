@@ -1,0 +1,230 @@
+import Glibc
+import Testing
+@testable import NormCache
+
+/// The cache file: opening, options, stats, map growth, read-only, files that are
+/// not caches, and sharing between handles and threads.
+@Suite struct StoreTests {
+    @Test func statsDescribeTheCache() throws {
+        let test = try TestCache()
+        _ = try test.cache.put(json: #"{"A:1": {"x": 1}, "A:2": {"x": 2}}"#)
+        let stats = try test.cache.stats()
+        #expect(stats.records == 2)
+        #expect(stats.formatVersion == 1)
+        #expect(stats.pageSize == 4096)
+        #expect(stats.mapSize == 64 << 20)
+        #expect(stats.bytesUsed > 0 && stats.bytesUsed % 4096 == 0)
+        #expect(String(decoding: stats.json, as: UTF8.self)
+            == #"{"records":2,"bytes_used":\#(stats.bytesUsed),"map_size":67108864,"page_size":4096,"format_version":1,"library_version":"0.1.0","read_only":false,"durability":"full"}"#)
+    }
+
+    @Test func optionsParseFromJSON() throws {
+        let options = try Self.options(#"{"durability": "fast", "read_only": true, "map_size": 1048576, "max_readers": 8}"#)
+        #expect(options.durability == .fast)
+        #expect(options.readOnly)
+        #expect(options.mapSize == 1 << 20)
+        #expect(options.maxReaders == 8)
+        #expect(try Self.options("") == CacheOptions())
+        let bad: [(String, String)] = [
+            (#"{"durability": "slow"}"#, #"option 'durability' must be "full" or "fast""#),
+            (#"{"read_only": 1}"#, "option 'read_only' must be true or false"),
+            (#"{"map_size": 1024}"#, "option 'map_size' must be an integer number of bytes, at least 1048576"),
+            (#"{"map_size": 1.5e9}"#, "option 'map_size' must be an integer number of bytes, at least 1048576"),
+            (#"{"max_readers": 0}"#, "option 'max_readers' must be an integer from 1 to 65535"),
+            (#"{"sync": true}"#, "unknown option 'sync' (known: durability, read_only, map_size, max_readers)"),
+            ("[]", "options must be a JSON object"),
+        ]
+        for (json, message) in bad {
+            #expect(throws: NormCacheError(.invalidArgument, message)) { try Self.options(json) }
+        }
+        #expect(throws: NormCacheError(.json, "JSON error at byte 1: expected a string as object key")) { try Self.options("{,}") }
+    }
+
+    static func options(_ json: String) throws(NormCacheError) -> CacheOptions {
+        try json.withUTF8Bytes { (bytes) throws(NormCacheError) in try CacheOptions(json: bytes) }
+    }
+
+    @Test func theMapGrowsWhenFullAndNothingIsLost() throws {
+        var options = CacheOptions()
+        options.mapSize = 1 << 20
+        let test = try TestCache(options: options)
+        let value = String(repeating: "x", count: 1000)
+        for batch in 0..<20 {
+            let json = "{" + (0..<200).map { "\"R:\(batch)-\($0)\": {\"v\": \"\(value)\"}" }.joined(separator: ",") + "}"
+            #expect(try test.cache.put(json: json).count == 200)
+        }
+        let stats = try test.cache.stats()
+        #expect(stats.records == 4000)
+        #expect(stats.mapSize >= 4 << 20)
+        #expect(try test.cache.record("R:0-0") == "{\"v\":\"\(value)\"}")
+        // Another handle on the same file adopts the grown map.
+        let other = try test.reopen()
+        #expect(try other.record("R:19-199") == "{\"v\":\"\(value)\"}")
+    }
+
+    @Test func aFiftyMegabyteRecordRoundTrips() throws {
+        let test = try TestCache()
+        let value = String(repeating: "0123456789", count: 5_000_000)
+        _ = try test.cache.put(json: "{\"Big:1\": {\"blob\": \"\(value)\"}}")
+        #expect(try test.cache.record("Big:1") == "{\"blob\":\"\(value)\"}")
+    }
+
+    @Test func readOnlyOpenReadsAndRefusesWrites() throws {
+        let test = try TestCache()
+        _ = try test.cache.put(json: #"{"A:1": {"x": 1}}"#)
+        var options = CacheOptions()
+        options.readOnly = true
+        let reader = try test.reopen(options: options)
+        #expect(try reader.record("A:1") == #"{"x":1}"#)
+        #expect(try reader.stats().readOnly)
+        #expect(throws: NormCacheError(.readOnly, "'\(test.path)' is open read-only")) { try reader.put(json: #"{"A:1": {"x": 2}}"#) }
+        #expect(throws: NormCacheError(.readOnly, "'\(test.path)' is open read-only")) { try reader.clear() }
+        _ = try test.cache.put(json: #"{"A:1": {"x": 3}}"#)
+        #expect(try reader.record("A:1") == #"{"x":3}"#)
+        #expect(throws: NormCacheError(.storage, "cannot open '\(test.directory)/missing.cache' read-only: no such file (or its directory does not exist)")) {
+            try NormalizedCache(path: test.directory + "/missing.cache", options: options)
+        }
+    }
+
+    @Test func pathsThatCannotBeOpened() throws {
+        #expect(throws: NormCacheError(.storage, "cannot create '/nonexistent-dir/x.cache': its directory does not exist")) {
+            try NormalizedCache(path: "/nonexistent-dir/x.cache")
+        }
+        #expect(throws: NormCacheError(.invalidArgument, "empty cache path")) { try NormalizedCache(path: "") }
+        #expect(throws: NormCacheError(.invalidArgument, "cache path contains a NUL byte")) { try NormalizedCache(path: "a\0b") }
+    }
+
+    @Test func filesThatAreNotCachesAreRefused() throws {
+        let test = try TestCache()
+        _ = try test.cache.put(json: #"{"A:1": {"x": 1}}"#)
+        test.cache.close()
+        let dir = test.directory
+        try Self.write(dir + "/random.cache", (0..<65536).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) })
+        try Self.write(dir + "/zeros.cache", [UInt8](repeating: 0, count: 65536))
+        try Self.write(dir + "/text.cache", Array("hello, I am not a cache\n".utf8))
+        for name in ["random", "zeros", "text"] {
+            #expect(throws: NormCacheError(.notACache, "'\(dir)/\(name).cache' is not a normcache cache: not an LMDB file")) {
+                try NormalizedCache(path: "\(dir)/\(name).cache")
+            }
+        }
+        // A cache cut short: its pages end after the new end of the file.
+        let whole = try TestData.read(test.path)
+        try Self.write(dir + "/cut.cache", Array(whole[0..<(whole.count / 2)]))
+        #expect(throws: NormCacheError(.notACache, "'\(dir)/cut.cache' is truncated: \(whole.count / 2) bytes, but its pages end at byte \(whole.count)")) {
+            try NormalizedCache(path: dir + "/cut.cache")
+        }
+        for name in ["random", "zeros", "text", "cut"] {
+            unlink("\(dir)/\(name).cache")
+            unlink("\(dir)/\(name).cache-lock")
+        }
+    }
+
+    @Test func aPlainLMDBFileOrANewerFormatIsRefused() throws {
+        let test = try TestCache()
+        test.cache.close()
+        // A file whose meta database says format 2.
+        try Self.rewriteFormat(test.path, to: 2)
+        #expect(throws: NormCacheError(.notACache, "'\(test.path)' is not a normcache cache: format version 2 is newer than this library reads (up to 1)")) {
+            try NormalizedCache(path: test.path)
+        }
+        // A plain LMDB file with data of its own in the main database.
+        let plain = test.directory + "/plain.mdb"
+        let env = try LMDBEnvironment(path: plain, flags: [.noSubdirectory], mapSize: 1 << 20, maxReaders: 8, maxDatabases: 0)
+        let txn = try env.begin(readOnly: false)
+        let main = try txn.open(database: nil, create: false)
+        try Array("k".utf8).withBytes { (key) throws(LMDBStatus) in try Array("v".utf8).withBytes { (value) throws(LMDBStatus) in try txn.put(main, key, value) } }
+        try txn.commit()
+        #expect(throws: NormCacheError(.notACache, "'\(plain)' is not a normcache cache: an LMDB file without normcache's meta database")) {
+            try NormalizedCache(path: plain)
+        }
+        unlink(plain)
+        unlink(plain + "-lock")
+    }
+
+    static func rewriteFormat(_ path: String, to version: UInt32) throws {
+        let env = try LMDBEnvironment(path: path, flags: [.noSubdirectory], mapSize: 1 << 20, maxReaders: 8, maxDatabases: 4)
+        let txn = try env.begin(readOnly: false)
+        let meta = try txn.open(database: "meta", create: false)
+        var value: [UInt8] = []
+        value.appendUInt32(version)
+        try Array("format".utf8).withBytes { (key) throws(LMDBStatus) in try value.withBytes { (bytes) throws(LMDBStatus) in try txn.put(meta, key, bytes) } }
+        try txn.commit()
+    }
+
+    static func write(_ path: String, _ bytes: [UInt8]) throws {
+        guard let file = fopen(path, "wb") else { throw NormCacheError(.storage, "cannot write \(path)") }
+        defer { fclose(file) }
+        _ = fwrite(bytes, 1, bytes.count, file)
+    }
+
+    @Test func aClosedCacheRefusesEveryCall() throws {
+        let test = try TestCache()
+        #expect(test.cache.close())
+        #expect(!test.cache.close())
+        let closed = NormCacheError(.invalidArgument, "the cache '\(test.path)' is closed")
+        #expect(throws: closed) { try test.cache.put(json: #"{"A:1": {"x": 1}}"#) }
+        #expect(throws: closed) { try test.cache.record("A:1") }
+        #expect(throws: closed) { try test.cache.keys(withPrefix: "A:") }
+        #expect(throws: closed) { try test.cache.remove("A:1") }
+        #expect(throws: closed) { try test.cache.stats() }
+    }
+
+    @Test func twoHandlesOnOneFileSeeEachOthersWrites() throws {
+        let test = try TestCache()
+        let other = try test.reopen()
+        _ = try test.cache.put(json: #"{"A:1": {"x": 1}}"#)
+        #expect(try other.record("A:1") == #"{"x":1}"#)
+        _ = try other.put(json: #"{"A:1": {"y": 2}}"#)
+        #expect(try test.cache.record("A:1") == #"{"x":1,"y":2}"#)
+    }
+
+    @Test func threadsShareOneCache() throws {
+        let test = try TestCache()
+        let cache = test.cache
+        let failures = Counter(start: 0)
+        let lock = Mutex()
+        // Each writer moves value between two fields of one record in one write, so
+        // every read must see the sum intact; readers check that invariant.
+        _ = try cache.put(json: #"{"Bank:1": {"a": 100, "b": 0}}"#)
+        var threads: [pthread_t] = []
+        let work: [@Sendable () -> Void] = (0..<8).map { worker in
+            {
+                for step in 0..<200 {
+                    do {
+                        if worker < 4 {
+                            let a = (worker * 200 + step) % 101
+                            _ = try cache.put(json: "{\"Bank:1\": {\"a\": \(a), \"b\": \(100 - a)}, \"W\(worker):\(step)\": {\"s\": \(step)}}")
+                        } else {
+                            guard let record = try cache.record("Bank:1") else { throw NormCacheError(.storage, "missing") }
+                            let numbers = record.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+                            if numbers.count != 2 || numbers[0] + numbers[1] != 100 { throw NormCacheError(.storage, record) }
+                        }
+                    } catch {
+                        lock.withLock { failures.value += 1 }
+                    }
+                }
+            }
+        }
+        for body in work {
+            let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+            var thread = pthread_t()
+            pthread_create(&thread, nil, { raw in
+                let body = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
+                body.run()
+                return nil
+            }, box)
+            threads.append(thread)
+        }
+        for thread in threads { pthread_join(thread, nil) }
+        #expect(failures.value == 0)
+        for worker in 0..<4 {
+            #expect(try cache.keys(withPrefix: "W\(worker):").count == 200)
+        }
+    }
+}
+
+/// A closure to run on a pthread.
+final class ThreadBody: @unchecked Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+}
