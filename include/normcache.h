@@ -17,8 +17,12 @@
  *    normcache_free(). Each buffer is followed by a NUL byte that out_len does not
  *    count, so it can be used as a C string. On any return other than NORMCACHE_OK,
  *    *out is set to NULL and *out_len to 0.
+ *  - Output JSON is compact: no spaces between tokens. Strings escape `"`, `\` and
+ *    control characters (\n \r \t \b \f, others as \u00xx); every other code point is
+ *    written as raw UTF-8.
  *  - A normcache handle may be used from many threads at once. Many processes may
- *    open the same cache file; each sees the writes the others have committed.
+ *    open the same cache file, and one process may open it several times; each
+ *    handle sees the writes the others have committed.
  *  - Nothing crosses this boundary but status codes: bad input, a closed handle or a
  *    damaged file gives an error code, never a crash, and a failed write changes
  *    nothing.
@@ -141,11 +145,13 @@ typedef struct normcache normcache;
  * On success *out_cache receives the handle, to be closed with normcache_close.
  * On failure *out_cache is set to NULL.
  *
- * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL out_cache, empty path, bad options);
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL out_cache, empty path, a path with a
+ * NUL byte or invalid UTF-8, options that are not an object, an unknown option, a value
+ * of the wrong type or out of range);
  * NORMCACHE_EJSON (options not JSON); NORMCACHE_ENOTCACHE (the file is not a
  * normcache cache, is truncated or damaged, or has a newer format);
- * NORMCACHE_ESTORAGE (missing directory, permission denied, I/O error);
- * NORMCACHE_ENOMEM.
+ * NORMCACHE_ESTORAGE (missing directory, a read-only open of a missing file,
+ * permission denied, I/O error); NORMCACHE_ENOMEM.
  */
 int normcache_open(const char *path, size_t path_len,
                    const char *options_json, size_t options_len,
@@ -183,13 +189,14 @@ int normcache_close(normcache *cache);
  *
  * When `out_changed` is not NULL it receives a JSON array of the fields whose stored
  * value changed, as "recordKey.fieldKey" strings in the order of the input
- * (["Droid:2001.name"]); rewriting identical data yields []. `out_len` may be NULL
- * only when `out_changed` is NULL.
+ * (["Droid:2001.name"]), each field once, at its first appearance; rewriting identical
+ * data yields []. `out_len` may be NULL only when `out_changed` is NULL.
  *
  * All or nothing: on any error nothing is written.
  *
- * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL handle or input, closed handle, an
- * empty record key or field name); NORMCACHE_EJSON (malformed JSON, invalid UTF-8,
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL handle, closed handle, NULL input with
+ * a non-zero length, an empty record key or field name); NORMCACHE_EJSON (empty or
+ * malformed JSON, invalid UTF-8,
  * a top level or record that is not an object, a malformed reference; the message
  * gives the byte offset and record key); NORMCACHE_EREADONLY; NORMCACHE_ESTORAGE;
  * NORMCACHE_ENOMEM.
@@ -201,10 +208,11 @@ int normcache_put(normcache *cache, const char *records_json, size_t records_len
  * normcache_get — one record, as a JSON object of its fields.
  *
  * On NORMCACHE_OK *out_record receives the fields in the notation above, ordered by
- * the bytes of the field keys: {"friends": [{"$reference": "Human:1000"}], "name": "R2-D2"}.
+ * the bytes of the field keys: {"friends":[{"$reference":"Human:1000"},null],"name":"R2-D2"}.
  *
  * Returns NORMCACHE_OK; NORMCACHE_NOTFOUND (no record with this key);
- * NORMCACHE_EINVAL (NULL handle or out-parameters, closed handle, empty key);
+ * NORMCACHE_EINVAL (NULL handle or out-parameters, closed handle, a key that is empty
+ * or not UTF-8);
  * NORMCACHE_ENOTCACHE (the stored record is damaged); NORMCACHE_ESTORAGE;
  * NORMCACHE_ENOMEM.
  */
@@ -215,7 +223,8 @@ int normcache_get(normcache *cache, const char *key, size_t key_len,
  * normcache_remove — delete one record.
  *
  * Returns NORMCACHE_OK when the record was deleted; NORMCACHE_NOTFOUND when there was
- * none; NORMCACHE_EINVAL (NULL handle, closed handle, empty key); NORMCACHE_EREADONLY;
+ * none; NORMCACHE_EINVAL (NULL handle, closed handle, a key that is empty or not
+ * UTF-8); NORMCACHE_EREADONLY;
  * NORMCACHE_ESTORAGE.
  */
 int normcache_remove(normcache *cache, const char *key, size_t key_len);
@@ -227,7 +236,7 @@ int normcache_remove(normcache *cache, const char *key, size_t key_len);
  * records deleted. The prefix must not be empty (use normcache_clear).
  *
  * Returns NORMCACHE_OK (also when nothing matched); NORMCACHE_EINVAL (NULL handle,
- * closed handle, empty prefix); NORMCACHE_EREADONLY; NORMCACHE_ESTORAGE.
+ * closed handle, a prefix that is empty or not UTF-8); NORMCACHE_EREADONLY; NORMCACHE_ESTORAGE.
  */
 int normcache_remove_prefix(normcache *cache, const char *prefix, size_t prefix_len,
                             uint64_t *out_count);
@@ -249,11 +258,12 @@ int normcache_clear(normcache *cache);
  * (0: no limit). The search positions a cursor at the start of the group and stops at
  * its end; it never scans the rest of the store.
  *
- * On NORMCACHE_OK *out_keys receives a JSON array of strings (["Pet:1", "Pet:2"]);
+ * On NORMCACHE_OK *out_keys receives a JSON array of strings (["Pet:1","Pet:2"]);
  * an empty group gives [].
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL handle or out-parameters, closed
- * handle); NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
+ * handle, a prefix or after key that is not UTF-8, a limit above SIZE_MAX/2);
+ * NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
  */
 int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
                      const char *after, size_t after_len, size_t limit,

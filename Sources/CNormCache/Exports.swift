@@ -60,7 +60,6 @@ public func normcache_put(_ cache: OpaquePointer?, _ records: UnsafePointer<CCha
     return Boundary.run { () throws(NormCacheError) in
         if outChanged != nil { try Boundary.require(outChanged, outLength, "out_changed") }
         let open = try HandleTable.cache(cache)
-        guard records != nil else { throw NormCacheError(.invalidArgument, "records_json is NULL") }
         let changed = try open.put(json: Boundary.input(records, recordsLength, "records_json"))
         try Boundary.output(JSONEncoding.stringArray(changed), outChanged, outLength)
         return NORMCACHE_OK

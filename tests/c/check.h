@@ -103,7 +103,7 @@ static inline void nc_check_code(const char *file, int line, const char *call,
 /** Fails unless `call` returns NORMCACHE_OK. */
 #define CHECK_OK(call) CHECK_CODE(call, NORMCACHE_OK)
 
-/** Implements CHECK_BYTES: fails unless the byte range equals `expected`. */
+/** Implements CHECK_STR and the record checks: fails unless the byte range equals `expected`. */
 static inline void nc_check_bytes(const char *file, int line, const char *what,
                                   const char *got, size_t got_len,
                                   const char *expected, size_t expected_len)
@@ -117,10 +117,6 @@ static inline void nc_check_bytes(const char *file, int line, const char *what,
         exit(1);
     }
 }
-
-/** Fails unless the byte range (got, got_len) equals (expected, expected_len). */
-#define CHECK_BYTES(got, got_len, expected, expected_len) \
-    nc_check_bytes(__FILE__, __LINE__, #got, (got), (got_len), (expected), (expected_len))
 
 /** Fails unless the byte range (got, got_len) equals the C string `expected`. */
 #define CHECK_STR(got, got_len, expected)                                       \
@@ -145,6 +141,20 @@ static inline void nc_check_bytes(const char *file, int line, const char *what,
  * Record operations checked in one step (C strings in, exact JSON out)
  * ------------------------------------------------------------------------- */
 
+/**
+ * Fails unless the library's output buffer (out, out_len) is exactly the C string
+ * `expected` and is followed by the NUL the header promises; then frees it.
+ */
+static inline void nc_check_output(const char *file, int line, const char *what, char *out,
+                                   size_t out_len, const char *expected)
+{
+    nc_check_bytes(file, line, what, out, out_len, expected, strlen(expected));
+    if (out[out_len] != '\0') {
+        nc_fail(file, line, "%s is not followed by a NUL byte", what);
+    }
+    normcache_free(out);
+}
+
 /** Implements CHECK_PUT. */
 static inline void nc_check_put(const char *file, int line, normcache *cache,
                                 const char *records, const char *changed)
@@ -153,8 +163,7 @@ static inline void nc_check_put(const char *file, int line, normcache *cache,
     size_t out_len = 0;
     nc_check_code(file, line, "normcache_put", normcache_put(cache, records, strlen(records),
                                                              &out, &out_len), NORMCACHE_OK);
-    nc_check_bytes(file, line, "changed keys", out, out_len, changed, strlen(changed));
-    normcache_free(out);
+    nc_check_output(file, line, "changed keys", out, out_len, changed);
 }
 
 /** Puts the JSON records and fails unless the changed-key array is exactly `changed`. */
@@ -169,8 +178,7 @@ static inline void nc_check_get(const char *file, int line, normcache *cache,
     size_t out_len = 0;
     nc_check_code(file, line, "normcache_get",
                   normcache_get(cache, key, key_len, &out, &out_len), NORMCACHE_OK);
-    nc_check_bytes(file, line, "record", out, out_len, record, strlen(record));
-    normcache_free(out);
+    nc_check_output(file, line, "record", out, out_len, record);
 }
 
 /** Gets the record at the C string `key` and fails unless it is exactly `record`. */
@@ -202,8 +210,7 @@ static inline void nc_check_search(const char *file, int line, normcache *cache,
                   normcache_search(cache, prefix, strlen(prefix), after,
                                    after == NULL ? 0 : strlen(after), limit, &out, &out_len),
                   NORMCACHE_OK);
-    nc_check_bytes(file, line, "keys", out, out_len, keys, strlen(keys));
-    normcache_free(out);
+    nc_check_output(file, line, "keys", out, out_len, keys);
 }
 
 /**
@@ -358,7 +365,7 @@ static inline const char *nc_temp_dir(void)
 {
     if (nc_temp_dir_path[0] == '\0') {
         const char *base = getenv("TMPDIR");
-        snprintf(nc_temp_dir_path, sizeof nc_temp_dir_path, "%s/normcache-test-XXXXXX",
+        snprintf(nc_temp_dir_path, sizeof nc_temp_dir_path, "%s/normcache-c-test-XXXXXX",
                  base != NULL && base[0] != '\0' ? base : "/tmp");
         if (mkdtemp(nc_temp_dir_path) == NULL) {
             perror("mkdtemp");

@@ -29,6 +29,20 @@ static int exists(const char *path)
     return stat(path, &info) == 0;
 }
 
+/** The stats member `name` of `cache`, read as a decimal integer; fails unless it is one. */
+static unsigned long long stat_number(normcache *cache, const char *name)
+{
+    char text[32];
+    char *end;
+    unsigned long long value;
+    NC_STAT(cache, name, text, sizeof text);
+    value = strtoull(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end != '\0') {
+        nc_fail(__FILE__, __LINE__, "stats %s is %s, not an integer", name, text);
+    }
+    return value;
+}
+
 /** A new cache with no options: the data file, its lock file and the default stats. */
 static void test_defaults(void)
 {
@@ -36,6 +50,7 @@ static void test_defaults(void)
     char lock_path[NC_PATH_SIZE + 8];
     struct stat info;
     normcache *cache;
+    unsigned long long page_size;
 
     nc_temp_path(path, "defaults");
     umask(022);
@@ -53,6 +68,10 @@ static void test_defaults(void)
     CHECK_STAT(cache, "durability", "\"full\"");
     CHECK_STAT(cache, "map_size", "67108864");
     CHECK_STAT(cache, "library_version", "\"" NORMCACHE_VERSION "\"");
+    CHECK(stat_number(cache, "format_version") >= 1);
+    CHECK(stat_number(cache, "bytes_used") > 0);
+    page_size = stat_number(cache, "page_size");
+    CHECK(page_size >= 512 && (page_size & (page_size - 1)) == 0);
     CHECK_OK(normcache_close(cache));
 }
 
@@ -162,7 +181,6 @@ static void test_map_size_option(void)
     normcache *cache = NC_OPEN_FRESH("{\"map_size\": 1048576}");
     nc_text records = {0};
     nc_text record = {0};
-    char map_size[32];
 
     CHECK_STAT(cache, "map_size", "1048576");
     NC_APPEND_LITERAL(&records, "{\"Big:1\": {\"v\": \"");
@@ -175,8 +193,7 @@ static void test_map_size_option(void)
     NC_APPEND_LITERAL(&record, "\"}");
     CHECK_GET(cache, "Big:1", record.data);
 
-    NC_STAT(cache, "map_size", map_size, sizeof map_size);
-    CHECK(strtoull(map_size, NULL, 10) > value_size);
+    CHECK(stat_number(cache, "map_size") > value_size);
     CHECK_OK(normcache_close(cache));
     free(records.data);
     free(record.data);
@@ -309,6 +326,33 @@ static void test_not_a_cache(void)
     check_file(path, text, sizeof text - 1);
 }
 
+/** A cache file cut to a third of its length is ENOTCACHE, for writing and reading alike. */
+static void test_truncated_cache(void)
+{
+    char path[NC_PATH_SIZE];
+    nc_text records = {0};
+    normcache *cache;
+    struct stat info;
+    int i;
+
+    nc_temp_path(path, "truncated");
+    cache = NC_OPEN(path, "{\"durability\": \"fast\"}");
+    NC_APPEND_LITERAL(&records, "{");
+    for (i = 0; i < 5000; i++) {
+        nc_appendf(&records, "%s\"K:%05d\": {\"v\": \"%0200d\"}", i == 0 ? "" : ", ", i, i);
+    }
+    NC_APPEND_LITERAL(&records, "}");
+    CHECK_OK(normcache_put(cache, records.data, records.len, NULL, NULL));
+    CHECK_OK(normcache_close(cache));
+    free(records.data);
+
+    CHECK(stat(path, &info) == 0);
+    CHECK(info.st_size > 3 * 4096);
+    CHECK(truncate(path, info.st_size / 3) == 0);
+    CHECK_OPEN_FAILS(path, "{\"read_only\": true}", NORMCACHE_ENOTCACHE);
+    CHECK_OPEN_FAILS(path, NULL, NORMCACHE_ENOTCACHE);
+}
+
 /** Two handles on one path in one process see each other's writes and close independently. */
 static void test_two_handles_in_one_process(void)
 {
@@ -389,6 +433,7 @@ int main(void)
     test_invalid_arguments();
     test_missing_directory();
     test_not_a_cache();
+    test_truncated_cache();
     test_two_handles_in_one_process();
     test_close();
     test_use_after_close();

@@ -1,0 +1,384 @@
+// test_cpp_binding.cpp — the C++17 binding bindings/cpp/normcache.hpp: RAII and moves,
+// the exception for every status code, each method over the C interface, and the
+// parser of the JSON string arrays the library returns.
+
+#include "normcache.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <unistd.h>
+
+namespace {
+
+using NormCache::Cache;
+using Strings = std::vector<std::string>;
+
+// ---------------------------------------------------------------------------
+// Checks: each failure prints file:line and what differed, and exits with 1.
+
+[[noreturn]] void fail(const char *file, int line, const std::string &what)
+{
+    std::cerr << file << ':' << line << ": " << what << '\n';
+    std::exit(1);
+}
+
+/// Shows a value in a failure message: strings quoted, vectors bracketed, optionals or "nullopt".
+std::string show(const std::string &value) { return '"' + value + '"'; }
+std::string show(const Strings &values)
+{
+    std::string out = "{";
+    for (const auto &value : values) {
+        out += (out.size() > 1 ? ", " : "") + show(value);
+    }
+    return out + "}";
+}
+std::string show(const std::optional<std::string> &value)
+{
+    return value ? show(*value) : "nullopt";
+}
+template <typename T> std::string show(const T &value)
+{
+    std::ostringstream out;
+    out << value;
+    return out.str();
+}
+
+#define CHECK(condition)                                                 \
+    do {                                                                 \
+        if (!(condition)) {                                              \
+            fail(__FILE__, __LINE__, "check failed: " #condition);       \
+        }                                                                \
+    } while (0)
+
+/// Fails unless `got == expected`, showing both.
+#define CHECK_EQ(got, expected)                                                              \
+    do {                                                                                     \
+        const auto &got_ = (got);                                                            \
+        const auto &expected_ = (expected);                                                  \
+        if (!(got_ == expected_)) {                                                          \
+            fail(__FILE__, __LINE__, #got " is " + show(got_) + ", expected " + show(expected_)); \
+        }                                                                                    \
+    } while (0)
+
+/// Fails unless `statement` throws exactly `Type` (not a subclass) with status `code`.
+#define CHECK_THROWS(statement, Type, expected_code)                                          \
+    do {                                                                                      \
+        try {                                                                                 \
+            statement;                                                                        \
+            fail(__FILE__, __LINE__, #statement " threw nothing, expected " #Type);           \
+        } catch (const NormCache::Error &error_) {                                            \
+            if (typeid(error_) != typeid(Type)) {                                             \
+                fail(__FILE__, __LINE__, #statement " threw " + std::string(typeid(error_).name()) + \
+                                             ", expected " #Type ": " + error_.what());       \
+            }                                                                                 \
+            CHECK_EQ(error_.code(), (expected_code));                                         \
+            CHECK(error_.what()[0] != '\0');                                                  \
+        }                                                                                     \
+    } while (0)
+
+// ---------------------------------------------------------------------------
+// Temporary paths: one mkdtemp directory per run, removed at exit.
+
+/// A directory made with mkdtemp under $TMPDIR (else /tmp), removed with all it holds
+/// when the program ends.
+struct TempDir {
+    std::filesystem::path path; ///< the directory
+
+    /// Makes the directory; exits when it cannot.
+    TempDir()
+    {
+        const char *base = std::getenv("TMPDIR");
+        std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
+                              "/normcache-cpp-test-XXXXXX";
+        if (mkdtemp(pattern.data()) == nullptr) {
+            std::perror("mkdtemp");
+            std::exit(1);
+        }
+        path = pattern;
+    }
+
+    /// Removes the directory and everything in it.
+    ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+/// The temporary directory of this run, made on first use.
+const std::filesystem::path &temp_dir()
+{
+    static const TempDir dir;
+    return dir.path;
+}
+
+/// A path in the temporary directory that no earlier call returned.
+std::string fresh_path()
+{
+    static int counter = 0;
+    return (temp_dir() / ("cache-" + std::to_string(++counter) + ".cache")).string();
+}
+
+// ---------------------------------------------------------------------------
+// Tests
+
+void test_version()
+{
+    CHECK_EQ(Cache::version(), std::string(NORMCACHE_VERSION));
+}
+
+/// Cache is move-only, and moves cannot throw.
+void test_type_traits()
+{
+    static_assert(!std::is_copy_constructible_v<Cache>);
+    static_assert(!std::is_copy_assignable_v<Cache>);
+    static_assert(std::is_nothrow_move_constructible_v<Cache>);
+    static_assert(std::is_nothrow_move_assignable_v<Cache>);
+    static_assert(std::is_nothrow_destructible_v<Cache>);
+    static_assert(std::is_base_of_v<std::runtime_error, NormCache::Error>);
+    static_assert(!std::is_copy_constructible_v<NormCache::Buffer>);
+}
+
+/// The destructor closes the handle; the records stay in the file.
+void test_destructor_closes()
+{
+    const std::string path = fresh_path();
+    ::normcache *handle = nullptr;
+    {
+        Cache cache(path);
+        CHECK(cache.is_open());
+        handle = cache.native_handle();
+        CHECK(handle != nullptr);
+        cache.put(R"({"Dog:1": {"name": "Rex"}})");
+    }
+    char *out = nullptr;
+    std::size_t out_len = 0;
+    CHECK_EQ(normcache_stats(handle, &out, &out_len), NORMCACHE_EINVAL);
+    Cache reopened(path);
+    CHECK_EQ(reopened.get("Dog:1"), std::optional<std::string>(R"({"name":"Rex"})"));
+}
+
+/// Moving hands the handle over; the source is closed; move-assignment closes the target's own.
+void test_moves()
+{
+    Cache first(fresh_path());
+    first.put(R"({"A:1": {"x": 1}})");
+    ::normcache *first_handle = first.native_handle();
+
+    Cache second(std::move(first));
+    CHECK(!first.is_open());
+    CHECK(first.native_handle() == nullptr);
+    CHECK(second.native_handle() == first_handle);
+    CHECK_EQ(second.get("A:1"), std::optional<std::string>(R"({"x":1})"));
+    CHECK_THROWS(first.get("A:1"), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+
+    Cache third(fresh_path());
+    ::normcache *third_handle = third.native_handle();
+    third = std::move(second);
+    CHECK(!second.is_open());
+    CHECK(third.native_handle() == first_handle);
+    CHECK_EQ(third.get("A:1"), std::optional<std::string>(R"({"x":1})"));
+    CHECK_EQ(normcache_clear(third_handle), NORMCACHE_EINVAL);
+}
+
+/// close() closes once; after it every method but close() throws InvalidArgument.
+void test_close()
+{
+    Cache cache(fresh_path());
+    cache.close();
+    CHECK(!cache.is_open());
+    cache.close();
+    CHECK_THROWS(cache.put(R"({"A:1": {"x": 1}})"), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+    CHECK_THROWS(cache.put_json(R"({"A:1": {"x": 1}})"), NormCache::InvalidArgument,
+                 NORMCACHE_EINVAL);
+    CHECK_THROWS(cache.get("A:1"), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+    CHECK_THROWS(cache.remove("A:1"), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+    CHECK_THROWS(cache.remove_prefix("A:"), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+    CHECK_THROWS(cache.search(""), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+    CHECK_THROWS(cache.clear(), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+    CHECK_THROWS(cache.stats(), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+}
+
+/// put returns the decoded changed keys, put_json the raw array; get returns the record.
+void test_put_and_get()
+{
+    Cache cache(fresh_path(), R"({"durability": "fast"})");
+    CHECK_EQ(cache.put(R"({"Droid:2001": {"name": "R2-D2", "friends": [{"$reference": "Human:1000"}, null]}})"),
+             (Strings{"Droid:2001.name", "Droid:2001.friends"}));
+    CHECK_EQ(cache.get("Droid:2001"),
+             std::optional<std::string>(R"({"friends":[{"$reference":"Human:1000"},null],"name":"R2-D2"})"));
+    CHECK_EQ(cache.put_json(R"({"Droid:2001": {"name": "Artoo", "friends": []}})"),
+             std::string(R"(["Droid:2001.name","Droid:2001.friends"])"));
+    CHECK_EQ(cache.put_json(R"({"Droid:2001": {"name": "Artoo"}})"), std::string("[]"));
+    CHECK_EQ(cache.put(R"({"Droid:2001": {"name": "Artoo"}})"), Strings{});
+    CHECK_EQ(cache.get("Human:1000"), std::optional<std::string>());
+}
+
+/// Keys with quotes, backslashes, non-ASCII and NUL come back from put and search decoded.
+void test_keys_are_decoded()
+{
+    Cache cache(fresh_path(), R"({"durability": "fast"})");
+    const std::string quoted = "Q:\"1\"\\";
+    const std::string emoji = "E:\xf0\x9f\x98\x80";
+    const std::string nul("N:\0x", 4);
+    CHECK_EQ(cache.put(R"({"Q:\"1\"\\": {"v": 1}, "E:\ud83d\ude00": {"v": 1}, "N:\u0000x": {"v": 1}})"),
+             (Strings{quoted + ".v", emoji + ".v", nul + ".v"}));
+    CHECK_EQ(cache.search(""), (Strings{emoji, nul, quoted}));
+    CHECK_EQ(cache.get(nul), std::optional<std::string>(R"({"v":1})"));
+    CHECK_EQ(cache.get(std::string_view("Q:\"1\"\\ and more", quoted.size())),
+             std::optional<std::string>(R"({"v":1})"));
+}
+
+/// remove, remove_prefix, search with after and limit, clear and stats.
+void test_remove_search_clear()
+{
+    Cache cache(fresh_path(), R"({"durability": "fast"})");
+    cache.put(R"({"Pet:1": {"v": 1}, "Pet:2": {"v": 1}, "Pet:3": {"v": 1}, "Pets:1": {"v": 1}, "Person:1": {"v": 1}})");
+    CHECK_EQ(cache.search("Pet:"), (Strings{"Pet:1", "Pet:2", "Pet:3"}));
+    CHECK_EQ(cache.search("Pet:", std::nullopt, 2), (Strings{"Pet:1", "Pet:2"}));
+    CHECK_EQ(cache.search("Pet:", std::string_view("Pet:2"), 2), (Strings{"Pet:3"}));
+    CHECK_EQ(cache.search("Pet:", std::string_view("Pet:3")), Strings{});
+    CHECK_EQ(cache.search("", std::string_view(""), 1), (Strings{"Person:1"}));
+
+    CHECK(cache.remove("Pet:1"));
+    CHECK(!cache.remove("Pet:1"));
+    CHECK_EQ(cache.remove_prefix("Pet:"), std::uint64_t{2});
+    CHECK_EQ(cache.remove_prefix("Pet:"), std::uint64_t{0});
+    CHECK_EQ(cache.search(""), (Strings{"Person:1", "Pets:1"}));
+    CHECK(cache.stats().find("\"records\":2") != std::string::npos);
+    cache.clear();
+    CHECK_EQ(cache.search(""), Strings{});
+    CHECK(cache.stats().find("\"records\":0") != std::string::npos);
+}
+
+/// Each failure of the library throws its exception type with the exact code and message.
+void test_library_errors()
+{
+    CHECK_THROWS(Cache((temp_dir() / "missing" / "a.cache").string()), NormCache::StorageError,
+                 NORMCACHE_ESTORAGE);
+    CHECK_THROWS(Cache(fresh_path(), R"({"durabilty": "fast"})"), NormCache::InvalidArgument,
+                 NORMCACHE_EINVAL);
+    CHECK_THROWS(Cache(fresh_path(), R"({"durability": )"), NormCache::JsonError, NORMCACHE_EJSON);
+    CHECK_THROWS(Cache(""), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+
+    const std::string not_a_cache = fresh_path();
+    std::ofstream(not_a_cache) << std::string(20000, 'n');
+    CHECK_THROWS(Cache{not_a_cache}, NormCache::NotACache, NORMCACHE_ENOTCACHE);
+
+    const std::string path = fresh_path();
+    {
+        Cache cache(path);
+        CHECK_THROWS(cache.put(R"({"A:1": {"a": tru}})"), NormCache::JsonError, NORMCACHE_EJSON);
+        try {
+            cache.put(R"({"A:1": )");
+            fail(__FILE__, __LINE__, "a truncated put threw nothing");
+        } catch (const NormCache::JsonError &error) {
+            CHECK(std::string(error.what()).find("byte") != std::string::npos);
+        }
+        CHECK_THROWS(cache.get(""), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+        CHECK_THROWS(cache.remove_prefix(""), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+        cache.put(R"({"A:1": {"a": 1}})");
+    }
+    Cache reader(path, R"({"read_only": true})");
+    CHECK_THROWS(reader.put(R"({"A:1": {"a": 2}})"), NormCache::ReadOnly, NORMCACHE_EREADONLY);
+    CHECK_THROWS(reader.remove("A:1"), NormCache::ReadOnly, NORMCACHE_EREADONLY);
+    CHECK_THROWS(reader.clear(), NormCache::ReadOnly, NORMCACHE_EREADONLY);
+    CHECK_EQ(reader.get("A:1"), std::optional<std::string>(R"({"a":1})"));
+}
+
+/// The one mapping from codes to types: every code of the header, and unknown codes.
+void test_code_to_exception_mapping()
+{
+    using NormCache::detail::throw_error;
+    CHECK_THROWS(throw_error(NORMCACHE_EINVAL), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+    CHECK_THROWS(throw_error(NORMCACHE_EJSON), NormCache::JsonError, NORMCACHE_EJSON);
+    CHECK_THROWS(throw_error(NORMCACHE_EDOCUMENT), NormCache::DocumentError, NORMCACHE_EDOCUMENT);
+    CHECK_THROWS(throw_error(NORMCACHE_ESCHEMA), NormCache::SchemaError, NORMCACHE_ESCHEMA);
+    CHECK_THROWS(throw_error(NORMCACHE_EDATA), NormCache::DataError, NORMCACHE_EDATA);
+    CHECK_THROWS(throw_error(NORMCACHE_ESTORAGE), NormCache::StorageError, NORMCACHE_ESTORAGE);
+    CHECK_THROWS(throw_error(NORMCACHE_ECALLBACK), NormCache::CallbackError, NORMCACHE_ECALLBACK);
+    CHECK_THROWS(throw_error(NORMCACHE_ENOMEM), NormCache::OutOfMemory, NORMCACHE_ENOMEM);
+    CHECK_THROWS(throw_error(NORMCACHE_ENOTCACHE), NormCache::NotACache, NORMCACHE_ENOTCACHE);
+    CHECK_THROWS(throw_error(NORMCACHE_EREADONLY), NormCache::ReadOnly, NORMCACHE_EREADONLY);
+    CHECK_THROWS(throw_error(-42), NormCache::Error, -42);
+    try {
+        throw_error(NORMCACHE_NOTFOUND);
+    } catch (const NormCache::Error &error) {
+        CHECK_EQ(error.code(), NORMCACHE_NOTFOUND);
+        CHECK_EQ(std::string(error.what()), std::string(normcache_errstr(NORMCACHE_NOTFOUND)));
+    }
+}
+
+/// The string-array parser decodes every escape and surrogate pairs, and keeps raw bytes.
+void test_parser_decodes()
+{
+    using NormCache::detail::parse_string_array;
+    CHECK_EQ(parse_string_array("[]"), Strings{});
+    CHECK_EQ(parse_string_array(" \t\r\n[ \n] \n"), Strings{});
+    CHECK_EQ(parse_string_array(R"(["a","",  "b" ])"), (Strings{"a", "", "b"}));
+    CHECK_EQ(parse_string_array(R"(["q\"b\\s\/\b\f\n\r\t"])"), (Strings{"q\"b\\s/\b\f\n\r\t"}));
+    CHECK_EQ(parse_string_array(R"(["\u0041\u00e9\u20AC\ud83d\ude00\uDBFF\uDFFF"])"),
+             (Strings{"A\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf"}));
+    CHECK_EQ(parse_string_array(R"(["\u0000","\u007f\u0080\u07ff\u0800\uffff"])"),
+             (Strings{std::string("\0", 1), "\x7f\xc2\x80\xdf\xbf\xe0\xa0\x80\xef\xbf\xbf"}));
+    CHECK_EQ(parse_string_array("[\"caf\xc3\xa9\"]"), (Strings{"caf\xc3\xa9"}));
+}
+
+/// Anything but a JSON array of strings throws JsonError.
+void test_parser_rejects()
+{
+    const char *const malformed[] = {
+        "",          "[",           "[\"a\"",      "[\"a\",]",     "[,]",        "[1]",
+        "[null]",    "\"a\"",       "[\"a\"] x",   "[\"a\"][]",    "[\"a\" \"b\"]", "[\"\\x\"]",
+        "[\"\\u12\"]", "[\"\\u12G4\"]", "[\"\\ud800\"]", "[\"\\udc00\"]", "[\"\\ud800\\u0041\"]",
+        "[\"\\ud800x\"]", "[\"a\x01\"]", "[\"a\nb\"]", "[\"a\\",      "{}",
+    };
+    for (const char *input : malformed) {
+        try {
+            NormCache::detail::parse_string_array(input);
+            fail(__FILE__, __LINE__, std::string("parsed ") + show(std::string(input)));
+        } catch (const NormCache::JsonError &error) {
+            CHECK_EQ(error.code(), NORMCACHE_EJSON);
+            CHECK(std::string(error.what()).find("byte") != std::string::npos);
+        }
+    }
+}
+
+/// Buffer owns what a C call returns and frees it.
+void test_buffer()
+{
+    Cache cache(fresh_path());
+    cache.put(R"({"B:1": {"x": 1}})");
+    NormCache::Buffer buffer;
+    CHECK(buffer.view().empty());
+    CHECK_EQ(normcache_get(cache.native_handle(), "B:1", 3, buffer.out(), buffer.out_len()),
+             NORMCACHE_OK);
+    CHECK_EQ(buffer.str(), std::string(R"({"x":1})"));
+    CHECK_EQ(normcache_search(cache.native_handle(), "B", 1, nullptr, 0, 0, buffer.out(),
+                              buffer.out_len()),
+             NORMCACHE_OK);
+    CHECK(buffer.view() == R"(["B:1"])");
+}
+
+} // namespace
+
+int main()
+{
+    test_version();
+    test_type_traits();
+    test_destructor_closes();
+    test_moves();
+    test_close();
+    test_put_and_get();
+    test_keys_are_decoded();
+    test_remove_search_clear();
+    test_library_errors();
+    test_code_to_exception_mapping();
+    test_parser_decodes();
+    test_parser_rejects();
+    test_buffer();
+    return 0;
+}

@@ -1,0 +1,27 @@
+#!/bin/sh
+# check_install.sh BUILD_DIR — installs the build into a temporary prefix, then builds
+# tests/install/app.c outside the tree twice, with pkg-config and with CMake's
+# find_package(normcache), runs both, and checks what they print.
+set -eu
+build=$1
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix="$work/prefix"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+libdir=$(dirname "$(find "$prefix" -name 'libnormcache.so' | head -n 1)")
+expected='0.1.0 {"name":"Rex"}'
+
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+"${CC:-cc}" -o "$work/app-pkgconfig" "$here/app.c" $(pkg-config --cflags --libs normcache)
+got=$(LD_LIBRARY_PATH="$libdir" "$work/app-pkgconfig" "$work/one.cache")
+[ "$got" = "$expected" ] || { echo "pkg-config build printed: $got" >&2; exit 1; }
+
+mkdir "$work/app"
+cp "$here/app.c" "$work/app/app.c"
+cp "$here/CMakeLists.txt.in" "$work/app/CMakeLists.txt"
+cmake -S "$work/app" -B "$work/app/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/app/build" >/dev/null
+got=$("$work/app/build/app" "$work/two.cache")
+[ "$got" = "$expected" ] || { echo "find_package build printed: $got" >&2; exit 1; }
+echo "installed library works with pkg-config and find_package: $got"
