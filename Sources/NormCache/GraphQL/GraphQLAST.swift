@@ -1,0 +1,203 @@
+// The syntax tree of GraphQL documents: executable definitions (operations and
+// fragments) and type system definitions and extensions (GraphQL specification,
+// October 2021, §2 and §3). Nodes keep the location of their first token.
+
+/// A parsed GraphQL document.
+struct GraphQLDocument {
+    /// The definitions in source order.
+    var definitions: [GraphQLDefinition]
+}
+
+/// One definition of a document.
+enum GraphQLDefinition {
+    case operation(OperationDefinition)
+    case fragment(FragmentDefinition)
+    case schema(SchemaDefinition)
+    case type(TypeDefinition)
+    case directive(DirectiveDefinition)
+}
+
+/// `query`, `mutation` or `subscription`.
+enum OperationKind: String {
+    case query, mutation, subscription
+}
+
+/// An operation: `query Name($v: T = default) @dir { ... }`, or a bare selection set.
+struct OperationDefinition {
+    var kind: OperationKind
+    var name: String?
+    var variables: [VariableDefinition]
+    var directives: [Directive]
+    var selections: [Selection]
+    var location: SourceLocation
+}
+
+/// `$name: Type = default @dir` in an operation's variable list.
+struct VariableDefinition {
+    var name: String
+    var type: TypeReference
+    var defaultValue: GraphQLValue?
+    var directives: [Directive]
+    var location: SourceLocation
+}
+
+/// `fragment Name on Type @dir { ... }`.
+struct FragmentDefinition {
+    var name: String
+    var typeCondition: String
+    var directives: [Directive]
+    var selections: [Selection]
+    var location: SourceLocation
+}
+
+/// One selection of a selection set.
+enum Selection {
+    case field(Field)
+    case fragmentSpread(FragmentSpread)
+    case inlineFragment(InlineFragment)
+}
+
+/// `alias: name(arg: value) @dir { ... }`.
+struct Field {
+    var alias: String?
+    var name: String
+    var arguments: [Argument]
+    var directives: [Directive]
+    /// Nil for a leaf field; an empty selection set is a syntax error.
+    var selections: [Selection]?
+    var location: SourceLocation
+
+    /// The key of the field in the response: its alias, or else its name.
+    var responseKey: String { alias ?? name }
+}
+
+/// `...Name @dir`.
+struct FragmentSpread {
+    var name: String
+    var directives: [Directive]
+    var location: SourceLocation
+}
+
+/// `... on Type @dir { ... }` (the type condition is optional).
+struct InlineFragment {
+    var typeCondition: String?
+    var directives: [Directive]
+    var selections: [Selection]
+    var location: SourceLocation
+}
+
+/// `name: value`.
+struct Argument {
+    var name: String
+    var value: GraphQLValue
+    var location: SourceLocation
+}
+
+/// `@name(args)`.
+struct Directive {
+    var name: String
+    var arguments: [Argument]
+    var location: SourceLocation
+}
+
+/// A literal or variable in a document. Numbers keep their text as written.
+indirect enum GraphQLValue: Equatable {
+    case variable(String)
+    case int(String)
+    case float(String)
+    case string(String)
+    case boolean(Bool)
+    case null
+    case enumValue(String)
+    case list([GraphQLValue])
+    case object([(name: String, value: GraphQLValue)])
+
+    static func == (lhs: GraphQLValue, rhs: GraphQLValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.variable(a), .variable(b)), let (.int(a), .int(b)), let (.float(a), .float(b)),
+             let (.string(a), .string(b)), let (.enumValue(a), .enumValue(b)):
+            return a == b
+        case let (.boolean(a), .boolean(b)): return a == b
+        case (.null, .null): return true
+        case let (.list(a), .list(b)): return a == b
+        case let (.object(a), .object(b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+        default: return false
+        }
+    }
+}
+
+/// A type in a variable or field definition: `Name`, `[T]`, `T!`.
+indirect enum TypeReference: Equatable {
+    case named(String)
+    case list(TypeReference)
+    case nonNull(TypeReference)
+
+    /// The named type at the core of the wrappers.
+    var namedType: String {
+        switch self {
+        case .named(let name): return name
+        case .list(let inner), .nonNull(let inner): return inner.namedType
+        }
+    }
+}
+
+/// `schema { query: Q ... }` or `extend schema ...`.
+struct SchemaDefinition {
+    var isExtension: Bool
+    var directives: [Directive]
+    var operationTypes: [(operation: OperationKind, type: String)]
+    var location: SourceLocation
+}
+
+/// A type definition or type extension.
+struct TypeDefinition {
+    /// The kind of type.
+    enum Kind: String {
+        case scalar, object = "type", interface, union, `enum`, input
+    }
+
+    var kind: Kind
+    var isExtension: Bool
+    var name: String
+    var description: String?
+    var interfaces: [String]
+    var directives: [Directive]
+    /// Fields of objects and interfaces; input fields of input objects.
+    var fields: [FieldDefinition]
+    /// Members of unions.
+    var unionMembers: [String]
+    /// Values of enums.
+    var enumValues: [EnumValueDefinition]
+    var location: SourceLocation
+}
+
+/// A field of an object or interface type, or an input field or argument
+/// (then `arguments` is empty and `defaultValue` may be set).
+struct FieldDefinition {
+    var name: String
+    var description: String?
+    var arguments: [FieldDefinition]
+    var type: TypeReference
+    var defaultValue: GraphQLValue?
+    var directives: [Directive]
+    var location: SourceLocation
+}
+
+/// A value of an enum type.
+struct EnumValueDefinition {
+    var name: String
+    var description: String?
+    var directives: [Directive]
+    var location: SourceLocation
+}
+
+/// `directive @name(args) repeatable on LOCATION | ...`.
+struct DirectiveDefinition {
+    var name: String
+    var description: String?
+    var arguments: [FieldDefinition]
+    var isRepeatable: Bool
+    var locations: [String]
+    var location: SourceLocation
+}
