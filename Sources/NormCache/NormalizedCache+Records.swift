@@ -8,7 +8,7 @@ extension NormalizedCache {
         let batch = try RecordBatch(json: json)
         let writtenAt = clock()
         return try store.write { (txn) throws(NormCacheError) -> [String] in
-            var changed: [String] = []
+            var changed: [(order: Int, key: String)] = []
             for entry in batch.entries {
                 let keyText = String(decoding: entry.key, as: UTF8.self)
                 let merged = try entry.key.withBytes { (key) throws(NormCacheError) -> MergedRecord in
@@ -24,10 +24,11 @@ extension NormalizedCache {
                     return merged
                 }
                 for index in merged.changed {
-                    changed.append(keyText + "." + String(decoding: entry.fields[index].key, as: UTF8.self))
+                    let field = entry.fields[index]
+                    changed.append((field.order, keyText + "." + String(decoding: field.key, as: UTF8.self)))
                 }
             }
-            return changed
+            return changed.sorted { $0.order < $1.order }.map(\.key)
         }
     }
 

@@ -39,7 +39,7 @@ import Testing
         let test = try TestCache()
         _ = try test.cache.put(json: #"{"A:1": {"x": 0, "y": 0}}"#)
         let changed = try test.cache.put(json: #"{"A:1": {"x": 1}, "B:1": {"z": 1}, "A:1": {"x": 0, "y": 2, "x": 3}}"#)
-        #expect(changed == ["A:1.x", "A:1.y", "B:1.z"])
+        #expect(changed == ["A:1.x", "B:1.z", "A:1.y"])
         #expect(try test.cache.record("A:1") == #"{"x":3,"y":2}"#)
         #expect(try test.cache.put(json: #"{"A:1": {"x": 5}, "A:1": {"x": 3}}"#) == [])
     }

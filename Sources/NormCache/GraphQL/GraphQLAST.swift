@@ -3,13 +3,13 @@
 // October 2021, §2 and §3). Nodes keep the location of their first token.
 
 /// A parsed GraphQL document.
-struct GraphQLDocument {
+struct GraphQLDocument: Sendable {
     /// The definitions in source order.
     var definitions: [GraphQLDefinition]
 }
 
 /// One definition of a document.
-enum GraphQLDefinition {
+enum GraphQLDefinition: Sendable {
     case operation(OperationDefinition)
     case fragment(FragmentDefinition)
     case schema(SchemaDefinition)
@@ -18,12 +18,12 @@ enum GraphQLDefinition {
 }
 
 /// `query`, `mutation` or `subscription`.
-enum OperationKind: String {
+enum OperationKind: String, Sendable {
     case query, mutation, subscription
 }
 
 /// An operation: `query Name($v: T = default) @dir { ... }`, or a bare selection set.
-struct OperationDefinition {
+struct OperationDefinition: Sendable {
     var kind: OperationKind
     var name: String?
     var variables: [VariableDefinition]
@@ -33,7 +33,7 @@ struct OperationDefinition {
 }
 
 /// `$name: Type = default @dir` in an operation's variable list.
-struct VariableDefinition {
+struct VariableDefinition: Sendable {
     var name: String
     var type: TypeReference
     var defaultValue: GraphQLValue?
@@ -42,7 +42,7 @@ struct VariableDefinition {
 }
 
 /// `fragment Name on Type @dir { ... }`.
-struct FragmentDefinition {
+struct FragmentDefinition: Sendable {
     var name: String
     var typeCondition: String
     var directives: [Directive]
@@ -51,14 +51,14 @@ struct FragmentDefinition {
 }
 
 /// One selection of a selection set.
-enum Selection {
+enum Selection: Sendable {
     case field(Field)
     case fragmentSpread(FragmentSpread)
     case inlineFragment(InlineFragment)
 }
 
 /// `alias: name(arg: value) @dir { ... }`.
-struct Field {
+struct Field: Sendable {
     var alias: String?
     var name: String
     var arguments: [Argument]
@@ -72,14 +72,14 @@ struct Field {
 }
 
 /// `...Name @dir`.
-struct FragmentSpread {
+struct FragmentSpread: Sendable {
     var name: String
     var directives: [Directive]
     var location: SourceLocation
 }
 
 /// `... on Type @dir { ... }` (the type condition is optional).
-struct InlineFragment {
+struct InlineFragment: Sendable {
     var typeCondition: String?
     var directives: [Directive]
     var selections: [Selection]
@@ -87,21 +87,21 @@ struct InlineFragment {
 }
 
 /// `name: value`.
-struct Argument {
+struct Argument: Sendable {
     var name: String
     var value: GraphQLValue
     var location: SourceLocation
 }
 
 /// `@name(args)`.
-struct Directive {
+struct Directive: Sendable {
     var name: String
     var arguments: [Argument]
     var location: SourceLocation
 }
 
 /// A literal or variable in a document. Numbers keep their text as written.
-indirect enum GraphQLValue: Equatable {
+indirect enum GraphQLValue: Equatable, Sendable {
     case variable(String)
     case int(String)
     case float(String)
@@ -128,7 +128,7 @@ indirect enum GraphQLValue: Equatable {
 }
 
 /// A type in a variable or field definition: `Name`, `[T]`, `T!`.
-indirect enum TypeReference: Equatable {
+indirect enum TypeReference: Equatable, Sendable {
     case named(String)
     case list(TypeReference)
     case nonNull(TypeReference)
@@ -143,7 +143,7 @@ indirect enum TypeReference: Equatable {
 }
 
 /// `schema { query: Q ... }` or `extend schema ...`.
-struct SchemaDefinition {
+struct SchemaDefinition: Sendable {
     var isExtension: Bool
     var directives: [Directive]
     var operationTypes: [(operation: OperationKind, type: String)]
@@ -151,9 +151,9 @@ struct SchemaDefinition {
 }
 
 /// A type definition or type extension.
-struct TypeDefinition {
+struct TypeDefinition: Sendable {
     /// The kind of type.
-    enum Kind: String {
+    enum Kind: String, Sendable {
         case scalar, object = "type", interface, union, `enum`, input
     }
 
@@ -174,7 +174,7 @@ struct TypeDefinition {
 
 /// A field of an object or interface type, or an input field or argument
 /// (then `arguments` is empty and `defaultValue` may be set).
-struct FieldDefinition {
+struct FieldDefinition: Sendable {
     var name: String
     var description: String?
     var arguments: [FieldDefinition]
@@ -185,7 +185,7 @@ struct FieldDefinition {
 }
 
 /// A value of an enum type.
-struct EnumValueDefinition {
+struct EnumValueDefinition: Sendable {
     var name: String
     var description: String?
     var directives: [Directive]
@@ -193,7 +193,7 @@ struct EnumValueDefinition {
 }
 
 /// `directive @name(args) repeatable on LOCATION | ...`.
-struct DirectiveDefinition {
+struct DirectiveDefinition: Sendable {
     var name: String
     var description: String?
     var arguments: [FieldDefinition]

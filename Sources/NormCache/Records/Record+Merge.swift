@@ -4,6 +4,9 @@ struct IncomingField {
     var key: [UInt8]
     /// The encoded value.
     var value: [UInt8]
+    /// The place of the field's first appearance in its input, counted across all
+    /// records, so changed fields can be reported in input order.
+    var order: Int
 }
 
 /// The result of merging incoming fields into a record.

@@ -22,6 +22,7 @@ struct RecordBatch {
             throw NormCacheError(.json, "JSON error at byte \(document.tokens[document.root].offset): records must be a JSON object of record keys, not \(document.tokens[document.root].kind)")
         }
         var entryIndex: [[UInt8]: Int] = [:]
+        var fieldCount = 0
         for record in document.members(ofObject: document.root) {
             let key = document.stringBytes(record.key)
             let keyText = String(decoding: key, as: UTF8.self)
@@ -40,13 +41,14 @@ struct RecordBatch {
                 entryIndex[key] = index
                 entries.append(Entry(key: key, fields: []))
             }
-            try Self.merge(fieldsOf: record.value, in: document, into: &entries[index], recordKey: keyText)
+            try Self.merge(fieldsOf: record.value, in: document, into: &entries[index], recordKey: keyText,
+                           order: &fieldCount)
         }
         collapseRepeatedFields()
     }
 
     private static func merge(fieldsOf object: Int, in document: JSONDocument, into entry: inout Entry,
-                       recordKey: String) throws(NormCacheError) {
+                              recordKey: String, order: inout Int) throws(NormCacheError) {
         for field in document.members(ofObject: object) {
             let name = document.stringBytes(field.key)
             guard !name.isEmpty else {
@@ -55,7 +57,8 @@ struct RecordBatch {
             var value: [UInt8] = []
             try FieldValue.encode(document, field.value, into: &value,
                                   context: "field '\(String(decoding: name, as: UTF8.self))' of record '\(recordKey)'")
-            entry.fields.append(IncomingField(key: name, value: value))
+            entry.fields.append(IncomingField(key: name, value: value, order: order))
+            order += 1
         }
     }
 

@@ -30,7 +30,8 @@ __version__ = "0.1.0"
 
 def version() -> str:
     """The version of the loaded libnormcache, "MAJOR.MINOR.PATCH"."""
-    return _lib.normcache_version().decode("ascii")
+    found: bytes = _lib.normcache_version()
+    return found.decode("ascii")
 
 
 __all__ = [

@@ -125,14 +125,14 @@ def _load() -> Tuple[ctypes.CDLL, str]:
 lib, path = _load()
 
 
-def call_with_buffer(function: Callable[..., int], *arguments: Any) -> Tuple[int, Optional[bytes]]:
+def call_with_buffer(function: Callable[..., int], *arguments: Any) -> Tuple[int, bytes]:
     """Call a function whose last two parameters are `char **out, size_t *out_len`; return its
-    status and a copy of the buffer (None when it gave none), which is freed in the library."""
+    status and a copy of the buffer (b"" when it gave none), which is freed in the library."""
     buffer = c_void_p()
     length = c_size_t()
     try:
         status = function(*arguments, ctypes.byref(buffer), ctypes.byref(length))
-        data = ctypes.string_at(buffer.value, length.value) if buffer.value else None
+        data = ctypes.string_at(buffer.value, length.value) if buffer.value else b""
         return status, data
     finally:
         lib.normcache_free(buffer)

@@ -13,12 +13,12 @@ from typing import Any, Dict, List, Optional, Type, Union
 from ._library import NOTFOUND, call_with_buffer, lib
 from .errors import ClosedError
 
-#: A record key, prefix or field key: str (sent as UTF-8) or bytes (sent as they are).
+#: A record key or prefix: str (sent as UTF-8) or bytes (sent as they are).
 Key = Union[str, bytes]
 #: Records to put: a dict, or JSON text as str or bytes.
 Records = Union[Dict[str, Any], str, bytes]
 #: A cache path.
-PathLike = Union[str, bytes, os.PathLike]
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 
 def _encode_key(value: Key, name: str) -> bytes:
@@ -81,19 +81,24 @@ class Cache:
         """Merge records field by field in one atomic write; return the changed
         "recordKey.fieldKey" strings in input order ([] when nothing changed)."""
         data = _encode_records(records)
-        _, changed = call_with_buffer(lib.normcache_put, self._live_handle(), data, len(data))
-        return json.loads(changed)
+        _, buffer = call_with_buffer(lib.normcache_put, self._live_handle(), data, len(data))
+        changed: List[str] = json.loads(buffer)
+        return changed
 
     def get(self, key: Key) -> Optional[Dict[str, Any]]:
         """The fields of one record, or None when there is no record with this key."""
         encoded = _encode_key(key, "key")
-        status, record = call_with_buffer(lib.normcache_get, self._live_handle(), encoded, len(encoded))
-        return None if status == NOTFOUND else json.loads(record)
+        status, buffer = call_with_buffer(lib.normcache_get, self._live_handle(), encoded, len(encoded))
+        if status == NOTFOUND:
+            return None
+        record: Dict[str, Any] = json.loads(buffer)
+        return record
 
     def remove(self, key: Key) -> bool:
         """Delete one record; return whether there was one."""
         encoded = _encode_key(key, "key")
-        return lib.normcache_remove(self._live_handle(), encoded, len(encoded)) != NOTFOUND
+        status: int = lib.normcache_remove(self._live_handle(), encoded, len(encoded))
+        return status != NOTFOUND
 
     def remove_prefix(self, prefix: Key) -> int:
         """Delete every record whose key starts with a non-empty `prefix`; return how many."""
@@ -110,7 +115,7 @@ class Cache:
             raise ValueError(f"limit must be a positive integer or None, not {limit!r}")
         encoded_prefix = _encode_key(prefix, "prefix")
         encoded_after = None if after is None else _encode_key(after, "after")
-        _, keys = call_with_buffer(
+        _, buffer = call_with_buffer(
             lib.normcache_search,
             self._live_handle(),
             encoded_prefix,
@@ -119,7 +124,8 @@ class Cache:
             0 if encoded_after is None else len(encoded_after),
             count,
         )
-        return json.loads(keys)
+        keys: List[str] = json.loads(buffer)
+        return keys
 
     def clear(self) -> None:
         """Delete every record, keeping the file and its format."""
@@ -128,8 +134,9 @@ class Cache:
     def stats(self) -> Dict[str, Any]:
         """Facts about the cache: records, bytes_used, map_size, page_size, format_version,
         library_version, read_only, durability."""
-        _, stats = call_with_buffer(lib.normcache_stats, self._live_handle())
-        return json.loads(stats)
+        _, buffer = call_with_buffer(lib.normcache_stats, self._live_handle())
+        stats: Dict[str, Any] = json.loads(buffer)
+        return stats
 
     def close(self) -> None:
         """Close the cache, after calls in progress on other threads finish; again does nothing."""

@@ -6,12 +6,14 @@ import gc
 import os
 import random
 import stat
+from ctypes import byref, c_size_t, c_void_p
 from pathlib import Path
 from typing import Any, Dict
 
 import pytest
 
 import normcache
+from normcache import _library
 
 MIB = 1024 * 1024
 
@@ -302,3 +304,24 @@ def test_a_failed_open_leaves_nothing_for_the_garbage_collector_to_trip_on(tmp_p
     with pytest.raises(normcache.InvalidArgumentError):
         normcache.Cache(tmp_path / "y.cache", colour="red")
     gc.collect()
+
+
+def test_the_library_detects_a_closed_handle(cache_path: Path) -> None:
+    # The binding never passes a closed handle on purpose, but a race between close() and
+    # a call on another thread can; the library must answer EINVAL, not crash.
+    encoded = os.fsencode(cache_path)
+    handle = c_void_p()
+    _library.lib.normcache_open(encoded, len(encoded), None, 0, byref(handle))
+    assert handle.value
+    assert _library.lib.normcache_close(handle) == 0
+    with pytest.raises(normcache.InvalidArgumentError):
+        _library.lib.normcache_close(handle)
+    with pytest.raises(normcache.InvalidArgumentError):
+        _library.call_with_buffer(_library.lib.normcache_get, handle, b"A:1", 3)
+    with pytest.raises(normcache.InvalidArgumentError):
+        _library.lib.normcache_clear(handle)
+    buffer, length = c_void_p(), c_size_t()
+    with pytest.raises(normcache.InvalidArgumentError):
+        _library.lib.normcache_stats(handle, byref(buffer), byref(length))
+    assert buffer.value is None and length.value == 0
+    assert _library.lib.normcache_close(None) == 0
