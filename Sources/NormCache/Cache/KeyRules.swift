@@ -1,0 +1,110 @@
+/// The declarative cache-key rules: type policies (key fields, optional key group),
+/// field policies (arguments that name the record a field resolves to), possible types
+/// for abstract types without a schema, and default key fields. They come from SDL
+/// directives (`@typePolicy`, `@fieldPolicy`) and from `configure` JSON.
+struct KeyRules {
+    /// How objects of a type (or of the types an interface covers) are keyed.
+    struct TypePolicy: Hashable {
+        /// The fields whose values, joined with `+`, form the id.
+        var keyFields: [String]
+        /// The group that replaces the typename in keys (`Node:<id>`), if any.
+        var group: String?
+    }
+
+    /// Type policies by object or interface name.
+    var typePolicies: [String: TypePolicy] = [:]
+    /// Field policies by `Type.field`: the arguments whose values form the id.
+    var fieldPolicies: [String: [String]] = [:]
+    /// Configured possible types of abstract types, for documents without a schema.
+    var possibleTypes: [String: Set<String>] = [:]
+    /// Key fields for every type without a policy of its own (off when nil).
+    var defaultKeyFields: [String]?
+
+    /// No rules.
+    init() {}
+
+    /// The rules the schema's `@typePolicy` and `@fieldPolicy` directives declare;
+    /// checks that key fields exist and that no type inherits conflicting policies.
+    init(schema: Schema) throws(NormCacheError) {
+        for type in schema.types.values.sorted(by: { $0.name < $1.name }) {
+            for directive in type.directives {
+                switch directive.name {
+                case "typePolicy":
+                    let keyFields = try Self.words(directive, "keyFields", type: type.name)
+                    for field in keyFields where type.fields[field] == nil && type.kind != .union {
+                        throw Self.error("key field '\(field)' of @typePolicy on '\(type.name)' is not a field of '\(type.name)'", at: directive.location)
+                    }
+                    typePolicies[type.name] = TypePolicy(keyFields: keyFields, group: nil)
+                case "fieldPolicy":
+                    let field = try Self.words(directive, "forField", type: type.name)
+                    guard field.count == 1, let definition = type.fields[field[0]] else {
+                        throw Self.error("@fieldPolicy on '\(type.name)' names no field of '\(type.name)'", at: directive.location)
+                    }
+                    let keyArgs = try Self.words(directive, "keyArgs", type: type.name)
+                    for argument in keyArgs where !definition.arguments.contains(where: { $0.name == argument }) {
+                        throw Self.error("key argument '\(argument)' of @fieldPolicy is not an argument of '\(type.name).\(field[0])'", at: directive.location)
+                    }
+                    fieldPolicies[type.name + "." + field[0]] = keyArgs
+                default:
+                    break
+                }
+            }
+        }
+        for type in schema.types.values.sorted(by: { $0.name < $1.name }) where type.kind == .object || type.kind == .interface {
+            let inherited = Set(type.interfaces.flatMap { [$0] + Self.ancestors(of: $0, in: schema) }.compactMap { name in
+                typePolicies[name].map { "\(name): \($0.keyFields.joined(separator: " "))" }
+            })
+            let distinct = Set(type.interfaces.flatMap { [$0] + Self.ancestors(of: $0, in: schema) }.compactMap { typePolicies[$0] })
+            if let own = typePolicies[type.name], distinct.contains(where: { $0 != own }) {
+                throw Self.error("@typePolicy on '\(type.name)' conflicts with the one it inherits (\(inherited.sorted().joined(separator: "; ")))", at: type.location)
+            }
+            if typePolicies[type.name] == nil, distinct.count > 1 {
+                throw Self.error("'\(type.name)' inherits conflicting @typePolicy key fields (\(inherited.sorted().joined(separator: "; ")))", at: type.location)
+            }
+        }
+    }
+
+    /// The policy for an object of `typename`: its own, else one inherited from an
+    /// interface it implements (or, when the schema does not know the type, from the
+    /// interface `declaredType` of the field), else the default key fields.
+    func policy(for typename: String, declaredType: String?, schema: Schema?) -> TypePolicy? {
+        if let own = typePolicies[typename] { return own }
+        if let schema, schema.type(named: typename) != nil {
+            for interface in [typename] + Self.ancestors(of: typename, in: schema) {
+                if let inherited = typePolicies[interface] { return inherited }
+            }
+        } else if let declaredType, let inherited = typePolicies[declaredType] {
+            return inherited
+        } else {
+            for (abstract, members) in possibleTypes.sorted(by: { $0.key < $1.key }) where members.contains(typename) {
+                if let inherited = typePolicies[abstract] { return inherited }
+            }
+        }
+        return defaultKeyFields.map { TypePolicy(keyFields: $0, group: nil) }
+    }
+
+    /// Every interface `name` implements, transitively.
+    static func ancestors(of name: String, in schema: Schema) -> [String] {
+        var found: [String] = []
+        var pending = schema.type(named: name)?.interfaces ?? []
+        while let next = pending.popLast() where !found.contains(next) {
+            found.append(next)
+            pending += schema.type(named: next)?.interfaces ?? []
+        }
+        return found
+    }
+
+    /// The space-separated words of a string argument of a directive.
+    private static func words(_ directive: Directive, _ argument: String, type: String) throws(NormCacheError) -> [String] {
+        guard let value = directive.arguments.first(where: { $0.name == argument })?.value, case .string(let text) = value else {
+            throw error("@\(directive.name) on '\(type)' needs a string argument '\(argument)'", at: directive.location)
+        }
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" || $0 == "\n" }).map(String.init)
+        guard !words.isEmpty else { throw error("@\(directive.name) on '\(type)' has an empty '\(argument)'", at: directive.location) }
+        return words
+    }
+
+    private static func error(_ message: String, at location: SourceLocation) -> NormCacheError {
+        NormCacheError(.schema, "GraphQL error at \(location): \(message)")
+    }
+}
