@@ -21,8 +21,11 @@
  *    control characters (\n \r \t \b \f, others as \u00xx); every other code point is
  *    written as raw UTF-8.
  *  - A normcache handle may be used from many threads at once. Many processes may
- *    open the same cache file, and one process may open it several times; each
- *    handle sees the writes the others have committed.
+ *    open the same cache file, and one process may open it several times (its handles
+ *    then share one LMDB environment); each handle sees the writes the others have
+ *    committed.
+ *  - A handle belongs to the process that opened it: after fork(), the child must
+ *    open the cache again; calls on an inherited handle return NORMCACHE_EINVAL.
  *  - Nothing crosses this boundary but status codes: bad input, a closed handle or a
  *    damaged file gives an error code, never a crash, and a failed write changes
  *    nothing.
@@ -140,7 +143,11 @@ typedef struct normcache normcache;
  *   "max_readers": the reader slots of the lock file (default 126, 1..65535), the most
  *                 read transactions of all processes at one moment; only the first
  *                 process to open the file sets it.
- * An unknown option or a value of the wrong type is NORMCACHE_EINVAL.
+ * An unknown option or a value of the wrong type is NORMCACHE_EINVAL, and nothing is
+ * created. When this process has the file open already, the new handle shares its
+ * environment: map_size and max_readers of the first open hold, commits get the
+ * strongest durability any open handle asked for, and a file open read-only cannot
+ * be opened for writing until its read-only handles are closed (NORMCACHE_EINVAL).
  *
  * On success *out_cache receives the handle, to be closed with normcache_close.
  * On failure *out_cache is set to NULL.
@@ -197,8 +204,11 @@ int normcache_close(normcache *cache);
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL handle, closed handle, NULL input with
  * a non-zero length, an empty record key or field name); NORMCACHE_EJSON (empty or
  * malformed JSON, invalid UTF-8,
- * a top level or record that is not an object, a malformed reference; the message
- * gives the byte offset and record key); NORMCACHE_EREADONLY; NORMCACHE_ESTORAGE;
+ * a top level or record that is not an object, a malformed reference, nesting deeper
+ * than 512 levels counting the top-level object; the message gives the byte offset and
+ * record key); NORMCACHE_EREADONLY; NORMCACHE_ENOTCACHE (a stored record it merges
+ * with is damaged); NORMCACHE_ESTORAGE (also for a key longer than 503 bytes whose
+ * salted hash collides with a stored one, which is refused, never merged);
  * NORMCACHE_ENOMEM.
  */
 int normcache_put(normcache *cache, const char *records_json, size_t records_len,
@@ -224,8 +234,8 @@ int normcache_get(normcache *cache, const char *key, size_t key_len,
  *
  * Returns NORMCACHE_OK when the record was deleted; NORMCACHE_NOTFOUND when there was
  * none; NORMCACHE_EINVAL (NULL handle, closed handle, a key that is empty or not
- * UTF-8); NORMCACHE_EREADONLY;
- * NORMCACHE_ESTORAGE.
+ * UTF-8); NORMCACHE_EREADONLY (checked first, whether or not the record exists);
+ * NORMCACHE_ENOTCACHE (damaged file); NORMCACHE_ESTORAGE.
  */
 int normcache_remove(normcache *cache, const char *key, size_t key_len);
 
@@ -236,7 +246,8 @@ int normcache_remove(normcache *cache, const char *key, size_t key_len);
  * records deleted. The prefix must not be empty (use normcache_clear).
  *
  * Returns NORMCACHE_OK (also when nothing matched); NORMCACHE_EINVAL (NULL handle,
- * closed handle, a prefix that is empty or not UTF-8); NORMCACHE_EREADONLY; NORMCACHE_ESTORAGE.
+ * closed handle, a prefix that is empty or not UTF-8); NORMCACHE_EREADONLY;
+ * NORMCACHE_ENOTCACHE (damaged file); NORMCACHE_ESTORAGE.
  */
 int normcache_remove_prefix(normcache *cache, const char *prefix, size_t prefix_len,
                             uint64_t *out_count);
@@ -245,7 +256,7 @@ int normcache_remove_prefix(normcache *cache, const char *prefix, size_t prefix_
  * normcache_clear — delete every record, keeping the cache file and its format.
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle); NORMCACHE_EREADONLY;
- * NORMCACHE_ESTORAGE.
+ * NORMCACHE_ENOTCACHE (damaged file); NORMCACHE_ESTORAGE.
  */
 int normcache_clear(normcache *cache);
 
@@ -277,7 +288,7 @@ int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
  * "library_version": "<x.y.z>", "read_only": <bool>, "durability": "full"|"fast"}.
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL handle or out-parameters, closed
- * handle); NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
+ * handle); NORMCACHE_ENOTCACHE (damaged file); NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
  */
 int normcache_stats(normcache *cache, char **out_json, size_t *out_len);
 

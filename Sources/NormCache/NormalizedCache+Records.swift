@@ -119,8 +119,8 @@ extension NormalizedCache {
         let count = try store.read { (txn) throws(NormCacheError) in try txn.recordCount() }
         let map = try store.mapFacts()
         return CacheStats(records: count, bytesUsed: map.bytesUsed, mapSize: map.mapSize, pageSize: map.pageSize,
-                          formatVersion: Int(RecordStore.formatVersion), readOnly: options.readOnly,
-                          durability: options.durability)
+                          formatVersion: store.formatVersion, readOnly: options.readOnly,
+                          durability: store.durability)
     }
 
     private static func checkKey(_ key: UnsafeRawBufferPointer, what: String) throws(NormCacheError) {

@@ -178,6 +178,38 @@ import Testing
         #expect(try test.cache.record("A:1") == #"{"x":1,"y":2}"#)
     }
 
+    @Test func handlesOnOneFileShareItsEnvironment() throws {
+        let test = try TestCache()
+        let second = try test.reopen()
+        _ = try second.put(json: #"{"A:1": {"x": 1}}"#)
+        #expect(second.close())
+        #expect(try test.cache.record("A:1") == #"{"x":1}"#)
+        _ = try test.cache.put(json: #"{"A:1": {"x": 2}}"#)
+        // Through another path to the same file.
+        let third = try NormalizedCache(path: test.directory + "/./test.cache")
+        #expect(try third.record("A:1") == #"{"x":2}"#)
+        third.close()
+    }
+
+    @Test func durabilityIsTheStrongestAskedForAndReadOnlyComesFirst() throws {
+        var fast = CacheOptions()
+        fast.durability = .fast
+        let test = try TestCache(options: fast)
+        #expect(try test.cache.stats().durability == .fast)
+        let full = try test.reopen()
+        #expect(try test.cache.stats().durability == .full)
+        full.close()
+        test.cache.close()
+        var readOnly = CacheOptions()
+        readOnly.readOnly = true
+        let reader = try NormalizedCache(path: test.path, options: readOnly)
+        #expect(throws: NormCacheError(.invalidArgument, "'\(test.path)' is already open read-only in this process; close it before opening it for writing")) {
+            try NormalizedCache(path: test.path)
+        }
+        reader.close()
+        test.cache = try test.reopen()
+    }
+
     @Test func threadsShareOneCache() throws {
         let test = try TestCache()
         let cache = test.cache

@@ -13,6 +13,9 @@
 /** Records each child writes, one put each. */
 #define CHILD_WRITES 100
 
+/** The handle the parent opened before forking, for test_fork_after_open. */
+static normcache *inherited;
+
 /** Forks; the child runs `body(path, number)` and ends with status 0 when it returns. */
 static pid_t spawn(void (*body)(const char *, int), const char *path, int number)
 {
@@ -160,9 +163,38 @@ static void test_processes_see_each_others_writes(void)
     CHECK_OK(normcache_close(cache));
 }
 
+/** Child body: a handle inherited through fork() is refused; a fresh open works. */
+static void child_after_fork(const char *path, int number)
+{
+    char *out = NULL;
+    size_t length = 0;
+    normcache *cache = NULL;
+    (void)number;
+    CHECK_CODE(normcache_get(inherited, "F:1", 3, &out, &length), NORMCACHE_EINVAL);
+    CHECK(strstr(normcache_errmsg(), "was opened before fork()") != NULL);
+    CHECK_CODE(normcache_put(inherited, "{\"F:2\": {}}", 11, NULL, NULL), NORMCACHE_EINVAL);
+    cache = NC_OPEN(path, NULL);
+    CHECK_GET(cache, "F:1", "{\"v\":1}");
+    CHECK_PUT(cache, "{\"F:3\": {\"v\": 3}}", "[\"F:3.v\"]");
+    CHECK_OK(normcache_close(cache));
+}
+
+/** After fork() the child must open the cache again; the parent's handle goes on. */
+static void test_fork_after_open(void)
+{
+    char path[NC_PATH_SIZE];
+    nc_temp_path(path, "fork");
+    inherited = NC_OPEN(path, NULL);
+    CHECK_PUT(inherited, "{\"F:1\": {\"v\": 1}}", "[\"F:1.v\"]");
+    check_child_passed(spawn(child_after_fork, path, 0));
+    CHECK_GET(inherited, "F:3", "{\"v\":3}");
+    CHECK_OK(normcache_close(inherited));
+}
+
 int main(void)
 {
     test_children_write_one_file();
     test_processes_see_each_others_writes();
+    test_fork_after_open();
     return 0;
 }

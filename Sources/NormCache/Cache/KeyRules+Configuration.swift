@@ -12,7 +12,7 @@ extension KeyRules {
     /// Adds the rules of a configuration JSON object.
     mutating func configure(json bytes: UnsafeRawBufferPointer) throws(NormCacheError) {
         let document = try JSONDocument(scanning: bytes)
-        var reader = ConfigurationReader(document: document)
+        let reader = ConfigurationReader(document: document)
         for (section, value) in try reader.members(of: document.root, "the configuration") {
             switch section {
             case "typePolicies":

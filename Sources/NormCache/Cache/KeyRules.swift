@@ -87,7 +87,8 @@ struct KeyRules {
     static func ancestors(of name: String, in schema: Schema) -> [String] {
         var found: [String] = []
         var pending = schema.type(named: name)?.interfaces ?? []
-        while let next = pending.popLast() where !found.contains(next) {
+        while let next = pending.popLast() {
+            guard !found.contains(next) else { continue }
             found.append(next)
             pending += schema.type(named: next)?.interfaces ?? []
         }

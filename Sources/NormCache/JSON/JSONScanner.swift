@@ -12,7 +12,7 @@ struct JSONScanner {
 
     /// Scans the whole input as exactly one JSON value surrounded by whitespace.
     mutating func scanDocument() throws(NormCacheError) -> [JSONToken] {
-        tokens.reserveCapacity(max(16, bytes.count / 8))
+        tokens.reserveCapacity(min(max(16, bytes.count / 8), 1 << 20))
         skipWhitespace()
         var needValue = true
         while true {

@@ -100,6 +100,18 @@ final class LMDBEnvironment {
         try LMDBStatus.check(mdb_env_set_mapsize(handle, size))
     }
 
+    /// Releases the reader slots of processes that died holding them (`mdb_reader_check`),
+    /// so their old snapshots stop pinning pages.
+    func clearStaleReaders() {
+        var dead: Int32 = 0
+        mdb_reader_check(handle, &dead)
+    }
+
+    /// Turns `MDB_NOMETASYNC` on or off.
+    func setNoMetaSync(_ on: Bool) throws(LMDBStatus) {
+        try LMDBStatus.check(mdb_env_set_flags(handle, UInt32(MDB_NOMETASYNC), on ? 1 : 0))
+    }
+
     /// Begins a transaction.
     func begin(readOnly: Bool) throws(LMDBStatus) -> LMDBTransaction {
         var txn: OpaquePointer?
@@ -121,6 +133,13 @@ struct LMDBTransaction {
         var dbi: MDB_dbi = 0
         try LMDBStatus.check(mdb_dbi_open(handle, name, create ? UInt32(MDB_CREATE) : 0, &dbi))
         return dbi
+    }
+
+    /// The flags a database was created with.
+    func flags(_ database: LMDBDatabase) throws(LMDBStatus) -> UInt32 {
+        var flags: UInt32 = 0
+        try LMDBStatus.check(mdb_dbi_flags(handle, database, &flags))
+        return flags
     }
 
     /// The value stored under `key`, in place in the map (valid until the transaction

@@ -18,10 +18,11 @@ enum StorageKey {
         storedKey.count == longKeyLength
     }
 
-    /// The LMDB key of a long record key (longer than `directLimit`).
-    static func longKey(for key: UnsafeRawBufferPointer) -> [UInt8] {
+    /// The LMDB key of a long record key (longer than `directLimit`), hashed with the
+    /// cache's salt.
+    static func longKey(for key: UnsafeRawBufferPointer, salt: UInt64) -> [UInt8] {
         var stored = Array(key[0..<directLimit])
-        let hash = hash64(key)
+        let hash = hash64(key, salt: salt)
         for shift in stride(from: 56, through: 0, by: -8) { stored.append(UInt8(truncatingIfNeeded: hash >> UInt64(shift))) }
         return stored
     }
@@ -50,10 +51,12 @@ enum StorageKey {
         return Array(key[0..<directLimit]) + Array(tail)
     }
 
-    /// FNV-1a over the bytes, finished with a 64-bit avalanche mix. Not a defence
-    /// against chosen collisions: a collision is detected and refused, never merged.
-    static func hash64(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    /// FNV-1a over the bytes, seeded with the cache's random salt and finished with a
+    /// 64-bit avalanche mix. The salt, unknown outside the file, keeps data from a
+    /// server from choosing colliding keys; a collision is detected and refused, never
+    /// merged.
+    static func hash64(_ bytes: UnsafeRawBufferPointer, salt: UInt64) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ salt
         for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
         }
@@ -61,6 +64,9 @@ enum StorageKey {
         hash &*= 0xff51_afd7_ed55_8ccd
         hash ^= hash >> 33
         hash &*= 0xc4ce_b9fe_1a85_ec53
+        hash ^= hash >> 33
+        hash ^= salt &* 0x9e37_79b9_7f4a_7c15
+        hash &*= 0xff51_afd7_ed55_8ccd
         hash ^= hash >> 33
         return hash
     }

@@ -69,7 +69,7 @@ extension StoreTransaction {
         do {
             var entry = try start.isEmpty ? cursor.first() : start.withBytes { key throws(LMDBStatus) in try cursor.seek(atOrAfter: key) }
             while let (key, value) = entry, key.starts(with: storedPrefix) {
-                guard try visit(key, value, cursor) else { return }
+                guard try visit(key, try checked(value, key), cursor) else { return }
                 entry = try cursor.next()
             }
         } catch let error as NormCacheError {

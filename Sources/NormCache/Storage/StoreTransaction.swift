@@ -9,13 +9,28 @@ struct StoreTransaction {
     let records: LMDBDatabase
     /// The cache path, for error messages.
     let path: String
+    /// The salt of the hashes of long keys.
+    let keySalt: UInt64
+    /// The pages of the file in use, as mapped; values LMDB returns from the map must
+    /// lie inside (a damaged file could claim sizes past its end).
+    let mapped: UnsafeRawBufferPointer?
+
+    /// Checks that a value LMDB returned lies in the mapped pages or outside the map
+    /// altogether (a page this write transaction changed lives in memory of its own).
+    func checked(_ value: UnsafeRawBufferPointer, _ key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer {
+        guard let mapped, let start = mapped.baseAddress, let valueStart = value.baseAddress else { return value }
+        let mapEnd = start + mapped.count
+        if valueStart >= start && valueStart < mapEnd && value.count > mapEnd - valueStart { throw damaged(key) }
+        return value
+    }
 
     /// The stored bytes of the record `key`, or nil.
     func record(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer? {
         do {
-            guard key.count > StorageKey.directLimit else { return try txn.get(records, key) }
-            let storedKey = StorageKey.longKey(for: key)
-            guard let value = try storedKey.withBytes({ stored throws(LMDBStatus) in try txn.get(records, stored) }) else { return nil }
+            guard key.count > StorageKey.directLimit else { return try txn.get(records, key).map { (value) throws(NormCacheError) in try checked(value, key) } }
+            let storedKey = StorageKey.longKey(for: key, salt: keySalt)
+            guard let found = try storedKey.withBytes({ stored throws(LMDBStatus) in try txn.get(records, stored) }) else { return nil }
+            let value = try checked(found, key)
             guard let (tail, record) = StorageKey.splitLongValue(value) else { throw damaged(key) }
             return tail.elementsEqual(key[StorageKey.directLimit...]) ? record : nil
         } catch let error as NormCacheError {
@@ -29,10 +44,10 @@ struct StoreTransaction {
     func setRecord(_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws(NormCacheError) {
         do {
             guard key.count > StorageKey.directLimit else { return try txn.put(records, key, record) }
-            let storedKey = StorageKey.longKey(for: key)
+            let storedKey = StorageKey.longKey(for: key, salt: keySalt)
             try storedKey.withBytes { stored throws in
                 if let existing = try txn.get(records, stored) {
-                    guard let (tail, _) = StorageKey.splitLongValue(existing) else { throw damaged(key) }
+                    guard let (tail, _) = StorageKey.splitLongValue(try checked(existing, key)) else { throw damaged(key) }
                     guard tail.elementsEqual(key[StorageKey.directLimit...]) else {
                         throw NormCacheError(.storage, "record key '\(Self.preview(key))' collides with a stored key of the same first \(StorageKey.directLimit) bytes and hash; it cannot be stored")
                     }
@@ -55,7 +70,7 @@ struct StoreTransaction {
         }
         guard try record(key) != nil else { return false }
         do throws(LMDBStatus) {
-            return try StorageKey.longKey(for: key).withBytes { stored throws(LMDBStatus) in try txn.delete(records, stored) }
+            return try StorageKey.longKey(for: key, salt: keySalt).withBytes { stored throws(LMDBStatus) in try txn.delete(records, stored) }
         } catch {
             throw Self.error(error, "mdb_del", path: path)
         }
@@ -98,4 +113,10 @@ struct StoreTransaction {
             return NormCacheError(.storage, "\(operation) on '\(path)' failed: \(status.text)")
         }
     }
+}
+
+extension NormCacheError.Code {
+    /// Internal to the storage layer: the map is full and the write is retried after
+    /// growing it. It never leaves `SharedEnvironment`.
+    static let mapFull = NormCacheError.Code(rawValue: Int32.min)
 }

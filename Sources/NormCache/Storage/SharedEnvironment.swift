@@ -1,0 +1,382 @@
+import Glibc
+
+/// The one LMDB environment of a cache file in this process, shared by every handle
+/// that opens the file ("Do not have open an LMDB database twice in the same process
+/// at the same time": a second environment would reset the lock file under the first).
+///
+/// Reads run concurrently in their own short read transactions; writes are
+/// serialised in the process by a mutex and across processes by LMDB's writer lock.
+/// An access lock, held shared by every transaction, is taken exclusively only to
+/// resize the map (LMDB requires that no transaction of the process be active) and to
+/// close the environment.
+final class SharedEnvironment: @unchecked Sendable {
+    /// The format version this library writes and the newest it reads.
+    static let formatVersion: UInt32 = 1
+    private static let formatKey = Array("format".utf8)
+    private static let saltKey = Array("key_salt".utf8)
+    /// The largest step by which a full map grows.
+    private static let maximumGrowth = 1 << 30
+    /// How often a transaction is retried after another process resized the map.
+    private static let resizeRetries = 8
+
+    /// The path the environment was first opened with, for messages.
+    let path: String
+    /// The file it maps.
+    let identity: FileIdentity
+    /// Whether it is open for reading only.
+    let readOnly: Bool
+    /// The salt of the hashes of long keys, kept in the file's meta database.
+    private(set) var keySalt: UInt64 = 0
+    /// The durability of its commits: the strongest any open handle asked for.
+    private(set) var durability: CacheOptions.Durability
+    /// The handles open on it; changed only under `EnvironmentRegistry`'s lock.
+    var handles = 0
+
+    /// Whether this process opened the environment (and not a parent before fork()).
+    var belongsToThisProcess: Bool { getpid() == owner }
+
+    private var environment: LMDBEnvironment?
+    private var records: LMDBDatabase = 0
+    private let owner = getpid()
+    private let access = ReadWriteLock()
+    private let writers = Mutex()
+
+    /// Opens the environment of the file at `path`.
+    init(path: String, options: CacheOptions) throws(NormCacheError) {
+        self.path = path
+        readOnly = options.readOnly
+        durability = options.durability
+        var flags: LMDBEnvironmentFlags = [.noSubdirectory, .noThreadLocalStorage]
+        if options.readOnly { flags.insert(.readOnly) }
+        if options.durability == .fast { flags.insert(.noMetaSync) }
+        let environment: LMDBEnvironment
+        do throws(LMDBStatus) {
+            environment = try LMDBEnvironment(path: path, flags: flags, mapSize: options.mapSize,
+                                              maxReaders: options.maxReaders, maxDatabases: 4)
+        } catch {
+            throw Self.openError(error, path: path, readOnly: options.readOnly)
+        }
+        var status = stat()
+        let fd: Int32
+        do throws(LMDBStatus) { fd = try environment.dataFileDescriptor() } catch { throw StoreTransaction.error(error, "mdb_env_get_fd", path: path) }
+        guard fstat(fd, &status) == 0 else { throw NormCacheError(.storage, "cannot stat '\(path)': \(String(cString: strerror(errno)))") }
+        identity = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        try checkLength(of: environment, fileSize: Int(status.st_size))
+        environment.clearStaleReaders()
+        try openDatabases(in: environment)
+        self.environment = environment
+    }
+
+    /// Refuses a data file shorter than the pages its meta page claims: LMDB would map
+    /// it and fault (SIGBUS) on the first read past the end.
+    private func checkLength(of environment: LMDBEnvironment, fileSize: Int) throws(NormCacheError) {
+        guard let needed = Self.usedBytes(environment) else {
+            throw NormCacheError(.notACache, "'\(path)' is damaged: its meta page claims an impossible number of pages")
+        }
+        guard fileSize >= needed else {
+            throw NormCacheError(.notACache, "'\(path)' is truncated: \(fileSize) bytes, but its pages end at byte \(needed)")
+        }
+    }
+
+    /// The bytes of the pages in use, or nil when the meta page's count overflows.
+    private static func usedBytes(_ environment: LMDBEnvironment) -> Int? {
+        let (pages, overflow) = environment.info().me_last_pgno.addingReportingOverflow(1)
+        guard !overflow, pages <= Int.max else { return nil }
+        let (bytes, tooMany) = pages.multipliedReportingOverflow(by: environment.pageSize)
+        return tooMany ? nil : bytes
+    }
+
+    // MARK: Databases
+
+    /// Opens `records` and `meta`, stamping a new cache with the format version and a
+    /// key salt.
+    private func openDatabases(in environment: LMDBEnvironment) throws(NormCacheError) {
+        let txn: LMDBTransaction
+        do throws(LMDBStatus) {
+            txn = try environment.begin(readOnly: readOnly)
+        } catch {
+            throw storageError(error, "mdb_txn_begin")
+        }
+        do throws(NormCacheError) {
+            try openOrStamp(txn)
+        } catch {
+            txn.abort()
+            throw error
+        }
+        // A failed commit has already ended the transaction: it must not be aborted.
+        do throws(LMDBStatus) { try txn.commit() } catch { throw storageError(error, "mdb_txn_commit") }
+    }
+
+    private func openOrStamp(_ txn: LMDBTransaction) throws(NormCacheError) {
+        guard let meta = try lmdb("opening the meta database", { () throws(LMDBStatus) in try optionalDatabase(txn, "meta") }) else {
+            return try stamp(txn)
+        }
+        try checkFlags(txn, meta, "meta")
+        let stamp = try lmdb("reading the format version") { () throws(LMDBStatus) in
+            try Self.formatKey.withBytes { (key) throws(LMDBStatus) in try txn.get(meta, key).map(Array.init) }
+        }
+        guard let stamp, stamp.count == 4 else { throw notACache("its meta database has no valid format version") }
+        let version = stamp.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
+        guard version <= Self.formatVersion, version > 0 else {
+            throw notACache("format version \(version) is newer than this library reads (up to \(Self.formatVersion))")
+        }
+        let salt = try lmdb("reading the key salt") { () throws(LMDBStatus) in
+            try Self.saltKey.withBytes { (key) throws(LMDBStatus) in try txn.get(meta, key).map(Array.init) }
+        }
+        guard let salt, salt.count == 8 else { throw notACache("its meta database has no valid key salt") }
+        keySalt = salt.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+        guard let records = try lmdb("opening the records database", { () throws(LMDBStatus) in try optionalDatabase(txn, "records") }) else {
+            throw notACache("its records database is missing")
+        }
+        try checkFlags(txn, records, "records")
+        self.records = records
+    }
+
+    /// Creates the databases of a new cache; only an empty LMDB file can become one.
+    private func stamp(_ txn: LMDBTransaction) throws(NormCacheError) {
+        let entries = try lmdb("reading the main database") { () throws(LMDBStatus) in
+            try txn.count(txn.open(database: nil, create: false))
+        }
+        guard entries == 0 else { throw notACache("an LMDB file without normcache's meta database") }
+        guard !readOnly else { throw notACache("an empty LMDB file, never stamped by normcache") }
+        let salt = UInt64.random(in: .min ... .max)
+        keySalt = salt
+        records = try lmdb("creating the databases") { () throws(LMDBStatus) in
+            let meta = try txn.open(database: "meta", create: true)
+            var version: [UInt8] = []
+            version.appendUInt32(Self.formatVersion)
+            var saltBytes: [UInt8] = []
+            for shift in stride(from: 0, to: 64, by: 8) { saltBytes.append(UInt8(truncatingIfNeeded: salt >> UInt64(shift))) }
+            for (key, value) in [(Self.formatKey, version), (Self.saltKey, saltBytes)] {
+                try key.withBytes { (key) throws(LMDBStatus) in
+                    try value.withBytes { (value) throws(LMDBStatus) in try txn.put(meta, key, value) }
+                }
+            }
+            return try txn.open(database: "records", create: true)
+        }
+    }
+
+    /// Refuses a database whose flags (DUPSORT, INTEGERKEY, ...) would change how keys
+    /// compare or values store.
+    private func checkFlags(_ txn: LMDBTransaction, _ database: LMDBDatabase, _ name: String) throws(NormCacheError) {
+        let flags = try lmdb("reading the flags of \(name)") { () throws(LMDBStatus) in try txn.flags(database) }
+        guard flags == 0 else { throw notACache("its \(name) database has flags 0x\(String(flags, radix: 16))") }
+    }
+
+    private func lmdb<T>(_ operation: String, _ body: () throws(LMDBStatus) -> T) throws(NormCacheError) -> T {
+        do {
+            return try body()
+        } catch .incompatible {
+            throw notACache("a database of the file is not what normcache expects")
+        } catch {
+            throw storageError(error, operation)
+        }
+    }
+
+    private func optionalDatabase(_ txn: LMDBTransaction, _ name: String) throws(LMDBStatus) -> LMDBDatabase? {
+        do throws(LMDBStatus) {
+            return try txn.open(database: name, create: false)
+        } catch .notFound {
+            return nil
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Raises the durability of commits to `.full` when a handle asks for it.
+    func require(_ wanted: CacheOptions.Durability) throws(NormCacheError) {
+        guard wanted == .full, durability == .fast else { return }
+        try access.withExclusiveAccess { () throws(NormCacheError) in
+            let environment = try openEnvironment()
+            do throws(LMDBStatus) { try environment.setNoMetaSync(false) } catch { throw storageError(error, "mdb_env_set_flags") }
+            durability = .full
+        }
+    }
+
+    /// Runs `body` in a read transaction.
+    func read<R>(_ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+        for _ in 0...Self.resizeRetries {
+            let outcome: R? = try access.withSharedAccess { () throws(NormCacheError) -> R? in
+                let environment = try openEnvironment()
+                let txn: LMDBTransaction
+                do throws(LMDBStatus) {
+                    txn = try environment.begin(readOnly: true)
+                } catch .mapResized {
+                    return nil
+                } catch {
+                    throw storageError(error, "mdb_txn_begin")
+                }
+                defer { txn.abort() }
+                return try body(transaction(txn, environment))
+            }
+            if let outcome { return outcome }
+            try adoptGrownMap()
+        }
+        throw resizedTooOften()
+    }
+
+    /// Runs `body` in a write transaction and commits it; on any error nothing is
+    /// written. When the map fills, the transaction is abandoned, the map grown and
+    /// `body` run again, so `body` must do nothing but its work in the transaction.
+    func write<R>(_ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+        try writers.withLock { () throws(NormCacheError) -> R in
+            var resizes = 0
+            while true {
+                switch try attemptWrite(body) {
+                case .done(let result): return result
+                case .mapFull: try growMap()
+                case .mapResized:
+                    resizes += 1
+                    guard resizes <= Self.resizeRetries else { throw resizedTooOften() }
+                    try adoptGrownMap()
+                }
+            }
+        }
+    }
+
+    private enum WriteAttempt<R> {
+        case done(R)
+        case mapFull
+        case mapResized
+    }
+
+    private func attemptWrite<R>(_ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> WriteAttempt<R> {
+        try access.withSharedAccess { () throws(NormCacheError) -> WriteAttempt<R> in
+            let environment = try openEnvironment()
+            let txn: LMDBTransaction
+            do throws(LMDBStatus) {
+                txn = try environment.begin(readOnly: false)
+            } catch .mapResized {
+                return .mapResized
+            } catch {
+                throw storageError(error, "mdb_txn_begin")
+            }
+            let result: R
+            do throws(NormCacheError) {
+                result = try body(transaction(txn, environment))
+            } catch {
+                txn.abort()
+                if error.code == .mapFull { return .mapFull }
+                throw error
+            }
+            do throws(LMDBStatus) {
+                try txn.commit()
+            } catch .mapFull {
+                return .mapFull
+            } catch {
+                throw storageError(error, "mdb_txn_commit")
+            }
+            return .done(result)
+        }
+    }
+
+    private func transaction(_ txn: LMDBTransaction, _ environment: LMDBEnvironment) -> StoreTransaction {
+        let info = environment.info()
+        let mapped = UnsafeRawPointer(info.me_mapaddr).map { start in
+            UnsafeRawBufferPointer(start: start, count: Self.usedBytes(environment) ?? 0)
+        }
+        return StoreTransaction(txn: txn, records: records, path: path, keySalt: keySalt, mapped: mapped)
+    }
+
+    // MARK: The map
+
+    /// The map size, page size and bytes of pages in use.
+    func mapFacts() throws(NormCacheError) -> (mapSize: Int, pageSize: Int, bytesUsed: Int) {
+        try access.withSharedAccess { () throws(NormCacheError) in
+            let environment = try openEnvironment()
+            return (environment.info().me_mapsize, environment.pageSize, Self.usedBytes(environment) ?? 0)
+        }
+    }
+
+    /// Takes the map size another process has grown the file to.
+    private func adoptGrownMap() throws(NormCacheError) {
+        try resizeMap { _ in 0 }
+    }
+
+    /// Grows a full map by its size, at most by `maximumGrowth`.
+    private func growMap() throws(NormCacheError) {
+        try resizeMap { current in
+            let step = min(current, Self.maximumGrowth)
+            let (grown, overflow) = current.addingReportingOverflow(step)
+            return overflow ? nil : grown
+        }
+    }
+
+    /// Sets the map size that `size` computes from the current one. When LMDB cannot map
+    /// the new size it has already unmapped the old one, so the old size is mapped
+    /// again; if even that fails the environment is closed and every later call fails.
+    private func resizeMap(_ size: (Int) -> Int?) throws(NormCacheError) {
+        try access.withExclusiveAccess { () throws(NormCacheError) in
+            let environment = try openEnvironment()
+            let current = environment.info().me_mapsize
+            guard let wanted = size(current) else {
+                throw NormCacheError(.storage, "the map of '\(path)' cannot grow past \(current) bytes")
+            }
+            do throws(LMDBStatus) {
+                try environment.setMapSize(wanted)
+            } catch {
+                do throws(LMDBStatus) {
+                    try environment.setMapSize(current)
+                } catch {
+                    self.environment = nil
+                    throw NormCacheError(.storage, "the map of '\(path)' could not be restored after a failed resize; the cache is closed: \(error.text)")
+                }
+                throw storageError(error, "resizing the map of \(current) bytes to \(wanted)")
+            }
+        }
+    }
+
+    // MARK: Closing
+
+    deinit {
+        // mdb_env_close in a child would clear the reader slots of the parent (LMDB
+        // keys them by the opener's pid): an inherited environment is left open.
+        if !belongsToThisProcess, let environment { _ = Unmanaged.passRetained(environment) }
+    }
+
+    /// Closes the environment once the transactions in progress end.
+    func close() {
+        access.withExclusiveAccess { environment = nil }
+    }
+
+    private func openEnvironment() throws(NormCacheError) -> LMDBEnvironment {
+        guard belongsToThisProcess else {
+            throw NormCacheError(.invalidArgument, "the cache '\(path)' was opened before fork(); a child process must open it again")
+        }
+        guard let environment else { throw NormCacheError(.storage, "the cache '\(path)' was closed after a failed map resize") }
+        return environment
+    }
+
+    // MARK: Errors
+
+    private func resizedTooOften() -> NormCacheError {
+        NormCacheError(.notACache, "'\(path)' is damaged: its map size keeps changing")
+    }
+
+    private static func openError(_ status: LMDBStatus, path: String, readOnly: Bool) -> NormCacheError {
+        switch status {
+        case .invalid: return NormCacheError(.notACache, "'\(path)' is not a normcache cache: not an LMDB file")
+        case .versionMismatch: return NormCacheError(.notACache, "'\(path)' is not a normcache cache: written by an incompatible LMDB version")
+        case LMDBStatus(rawValue: ENOENT):
+            return NormCacheError(.storage, readOnly
+                ? "cannot open '\(path)' read-only: no such file (or its directory does not exist)"
+                : "cannot create '\(path)': its directory does not exist")
+        default: return StoreTransaction.error(status, "opening the cache", path: path)
+        }
+    }
+
+    private func notACache(_ reason: String) -> NormCacheError {
+        NormCacheError(.notACache, "'\(path)' is not a normcache cache: \(reason)")
+    }
+
+    private func storageError(_ status: LMDBStatus, _ operation: String) -> NormCacheError {
+        let error = StoreTransaction.error(status, operation, path: path)
+        return error.code == .mapFull ? NormCacheError(.storage, error.message) : error
+    }
+}
+
+/// The device and inode of a file: what makes two paths the same cache.
+struct FileIdentity: Hashable {
+    var device: UInt64
+    var inode: UInt64
+}
