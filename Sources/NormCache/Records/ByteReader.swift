@@ -1,3 +1,5 @@
+import Glibc
+
 /// Bounds-checked reading of the binary record format from bytes that may be
 /// damaged: every read either succeeds within the buffer or returns nil. Loads are
 /// unaligned-safe, since LMDB values have no alignment.
@@ -81,5 +83,14 @@ extension Array where Element == UInt8 {
     /// Overwrites four bytes at `offset` with a little-endian UInt32.
     mutating func setUInt32(_ value: UInt32, at offset: Int) {
         for i in 0..<4 { self[offset + i] = UInt8(truncatingIfNeeded: value >> UInt32(i * 8)) }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether both buffers hold the same bytes (one `memcmp`).
+    func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
+        guard count == other.count else { return false }
+        guard let base = baseAddress, let otherBase = other.baseAddress else { return true }
+        return memcmp(base, otherBase, count) == 0
     }
 }

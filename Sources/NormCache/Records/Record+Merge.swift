@@ -48,8 +48,9 @@ extension RecordView {
             guard let new = candidate else { break }
             if let field = storedField, field.key.elementsEqual(new.key) {
                 stored += 1
-                if !field.value.elementsEqual(new.value) { changed.append(order[next]) }
-                if field.writtenAt != writtenAt || !field.value.elementsEqual(new.value) { needsRewrite = true }
+                let same = new.value.withUnsafeBytes { field.value.hasSameBytes(as: $0) }
+                if !same { changed.append(order[next]) }
+                if field.writtenAt != writtenAt || !same { needsRewrite = true }
             } else {
                 changed.append(order[next])
                 needsRewrite = true
