@@ -66,7 +66,9 @@ const char *normcache_version(void);
 
 /** Success. */
 #define NORMCACHE_OK 0
-/* 1 is reserved for NORMCACHE_MISS (a read that lacks data), 3 for NORMCACHE_STALE. */
+/** A read found the cache lacking some of the data. Not a failure: errmsg is untouched. */
+#define NORMCACHE_MISS 1
+/* 3 is reserved for NORMCACHE_STALE. */
 /** The record asked for is not in the cache. Not a failure: errmsg is untouched. */
 #define NORMCACHE_NOTFOUND 2
 
@@ -291,6 +293,127 @@ int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
  * handle); NORMCACHE_ENOTCACHE (damaged file); NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
  */
 int normcache_stats(normcache *cache, char **out_json, size_t *out_len);
+
+/* ---------------------------------------------------------------------------
+ * GraphQL operations
+ *
+ * A response comes in with the operation that asked for it; normcache splits it into
+ * records keyed `Type:id` (by the key rules) or by response path, merges them, and
+ * later rebuilds the data of any operation whose fields are all present — or lists
+ * exactly what is missing. Formats follow Apollo iOS; see DESIGN.md, "Contracts".
+ * GraphQL errors carry "GraphQL error at line L, column C: ..." in their message.
+ * ------------------------------------------------------------------------- */
+
+/** A prepared operation. Opaque; from normcache_prepare, released by normcache_op_free. */
+typedef struct normcache_op normcache_op;
+
+/**
+ * normcache_load_schema — load a schema (SDL) into a cache handle.
+ *
+ * Object, interface, union, enum, input and scalar types, `implements`, `extend`, and
+ * Apollo's directives: `extend type Dog @typePolicy(keyFields: "id")`,
+ * `extend interface Pet @typePolicy(keyFields: "id")`,
+ * `extend type Query @fieldPolicy(forField: "dog", keyArgs: "id")`. Operations
+ * prepared afterwards on this handle are validated against it and use its types and
+ * rules; rules given to normcache_configure stay on top of the schema's.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL sdl with a
+ * length); NORMCACHE_ESCHEMA (malformed SDL, unknown types, a key field that is not a
+ * field, a policy that conflicts with an inherited one; line and column in the message).
+ */
+int normcache_load_schema(normcache *cache, const char *sdl, size_t sdl_len);
+
+/**
+ * normcache_configure — add key rules without SDL.
+ *
+ * `config_json`: {"typePolicies": {"Pet": {"keyFields": ["id"], "uniqueKeyGroup": "Pet"}},
+ * "fieldPolicies": {"Query.dog": {"keyArgs": ["id"]}}, "possibleTypes": {"Pet": ["Dog",
+ * "Cat"]}, "defaultKeyFields": ["id"]}, every member optional. They apply to operations
+ * prepared afterwards on this handle.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, an unknown member or a
+ * value of the wrong type, with its byte offset); NORMCACHE_EJSON.
+ */
+int normcache_configure(normcache *cache, const char *config_json, size_t config_len);
+
+/**
+ * normcache_prepare — parse, validate and compile an operation of a document.
+ *
+ * `operation_name` (NULL/0: the only operation of the document) picks the operation.
+ * The operation keeps the schema and rules of the handle as they are now, and stays
+ * valid after the handle is closed. Release it with normcache_op_free.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL out_op);
+ * NORMCACHE_EDOCUMENT (malformed or invalid document, unknown operation name, several
+ * operations and no name; line and column in the message). *out_op is NULL on failure.
+ */
+int normcache_prepare(normcache *cache, const char *document, size_t document_len,
+                      const char *operation_name, size_t name_len, normcache_op **out_op);
+
+/**
+ * normcache_op_document — the document to send to the server for an operation.
+ *
+ * The operation (and the fragments it uses) with `__typename` added to every selection
+ * set but the root, and the key fields that the schema's type policies need.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or freed operation, NULL out-parameters).
+ */
+int normcache_op_document(normcache_op *op, char **out_document, size_t *out_len);
+
+/**
+ * normcache_op_free — release a prepared operation.
+ *
+ * NULL returns NORMCACHE_OK; a freed operation returns NORMCACHE_EINVAL.
+ */
+int normcache_op_free(normcache_op *op);
+
+/**
+ * normcache_normalize — the records of a response, without touching any cache.
+ *
+ * `response_json` is a GraphQL response ({"data": ..., "errors": ...}); `variables_json`
+ * a JSON object or NULL/0. *out_records receives the records in the JSON notation
+ * above ({} for a response without data).
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL; NORMCACHE_EJSON (malformed response or
+ * variables); NORMCACHE_EDATA (a selected field missing, a null in a non-null
+ * position, a value of the wrong shape; the message names the response path).
+ */
+int normcache_normalize(normcache_op *op, const char *variables_json, size_t variables_len,
+                        const char *response_json, size_t response_len,
+                        char **out_records, size_t *out_len);
+
+/**
+ * normcache_write — normalize a response and merge its records in one transaction.
+ *
+ * As normcache_normalize, then as normcache_put: *out_changed (when not NULL) receives
+ * the changed fields. All or nothing.
+ *
+ * Returns what normcache_normalize and normcache_put return.
+ */
+int normcache_write(normcache *cache, normcache_op *op,
+                    const char *variables_json, size_t variables_len,
+                    const char *response_json, size_t response_len,
+                    char **out_changed, size_t *out_len);
+
+/** normcache_read flag: on a miss, return the data with the missing parts null. */
+#define NORMCACHE_READ_PARTIAL 1u
+
+/**
+ * normcache_read — rebuild an operation's data from the cache.
+ *
+ * On NORMCACHE_OK *out_json receives the `data` object. On NORMCACHE_MISS it receives
+ * {"data":null,"missing":[["hero","friends",2],...]}: the response paths of what is not
+ * in the cache (a missing record at the path of the reference to it); with
+ * NORMCACHE_READ_PARTIAL in `flags`, "data" holds the data with those parts null.
+ * A stored null is data.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_MISS; NORMCACHE_EINVAL (NULL or closed handle or
+ * operation, unknown flags); NORMCACHE_EJSON (malformed variables); NORMCACHE_EDATA (a
+ * stored null in a non-null position); NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE.
+ */
+int normcache_read(normcache *cache, normcache_op *op,
+                   const char *variables_json, size_t variables_len, unsigned flags,
+                   char **out_json, size_t *out_len);
 
 #ifdef __cplusplus
 }

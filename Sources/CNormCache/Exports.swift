@@ -38,7 +38,12 @@ public func normcache_open(_ path: UnsafePointer<CChar>?, _ pathLength: Int,
         }
         let parsed = try CacheOptions(json: Boundary.input(options, optionsLength, "options_json"))
         let cache = try NormalizedCache(path: pathText, options: parsed)
-        outCache.pointee = try HandleTable.register(cache)
+        do throws(NormCacheError) {
+            outCache.pointee = try caches.register(cache)
+        } catch {
+            cache.close()
+            throw error
+        }
         return NORMCACHE_OK
     }
 }
@@ -47,7 +52,7 @@ public func normcache_open(_ path: UnsafePointer<CChar>?, _ pathLength: Int,
 public func normcache_close(_ cache: OpaquePointer?) -> Int32 {
     guard cache != nil else { return NORMCACHE_OK }
     return Boundary.run { () throws(NormCacheError) in
-        try HandleTable.unregister(cache).close()
+        try caches.unregister(cache).close()
         return NORMCACHE_OK
     }
 }
@@ -59,7 +64,7 @@ public func normcache_put(_ cache: OpaquePointer?, _ records: UnsafePointer<CCha
     Boundary.clear(outChanged, outLength)
     return Boundary.run { () throws(NormCacheError) in
         if outChanged != nil { try Boundary.require(outChanged, outLength, "out_changed") }
-        let open = try HandleTable.cache(cache)
+        let open = try caches.object(cache)
         let changed = try open.put(json: Boundary.input(records, recordsLength, "records_json"))
         try Boundary.output(JSONEncoding.stringArray(changed), outChanged, outLength)
         return NORMCACHE_OK
@@ -73,7 +78,7 @@ public func normcache_get(_ cache: OpaquePointer?, _ key: UnsafePointer<CChar>?,
     Boundary.clear(outRecord, outLength)
     return Boundary.run { () throws(NormCacheError) in
         try Boundary.require(outRecord, outLength, "out_record")
-        let open = try HandleTable.cache(cache)
+        let open = try caches.object(cache)
         guard let record = try open.record(Boundary.input(key, keyLength, "key")) else { return NORMCACHE_NOTFOUND }
         try Boundary.output(record, outRecord, outLength)
         return NORMCACHE_OK
@@ -83,7 +88,7 @@ public func normcache_get(_ cache: OpaquePointer?, _ key: UnsafePointer<CChar>?,
 @c @implementation
 public func normcache_remove(_ cache: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ keyLength: Int) -> Int32 {
     Boundary.run { () throws(NormCacheError) in
-        let open = try HandleTable.cache(cache)
+        let open = try caches.object(cache)
         return try open.remove(Boundary.input(key, keyLength, "key")) ? NORMCACHE_OK : NORMCACHE_NOTFOUND
     }
 }
@@ -93,7 +98,7 @@ public func normcache_remove_prefix(_ cache: OpaquePointer?, _ prefix: UnsafePoi
                                     _ outCount: UnsafeMutablePointer<UInt64>?) -> Int32 {
     outCount?.pointee = 0
     return Boundary.run { () throws(NormCacheError) in
-        let open = try HandleTable.cache(cache)
+        let open = try caches.object(cache)
         let removed = try open.removeAll(withPrefix: Boundary.input(prefix, prefixLength, "prefix"))
         outCount?.pointee = UInt64(removed)
         return NORMCACHE_OK
@@ -103,7 +108,7 @@ public func normcache_remove_prefix(_ cache: OpaquePointer?, _ prefix: UnsafePoi
 @c @implementation
 public func normcache_clear(_ cache: OpaquePointer?) -> Int32 {
     Boundary.run { () throws(NormCacheError) in
-        try HandleTable.cache(cache).clear()
+        try caches.object(cache).clear()
         return NORMCACHE_OK
     }
 }
@@ -116,7 +121,7 @@ public func normcache_search(_ cache: OpaquePointer?, _ prefix: UnsafePointer<CC
     Boundary.clear(outKeys, outLength)
     return Boundary.run { () throws(NormCacheError) in
         try Boundary.require(outKeys, outLength, "out_keys")
-        let open = try HandleTable.cache(cache)
+        let open = try caches.object(cache)
         let afterBytes = after == nil && afterLength == 0 ? nil : try Boundary.input(after, afterLength, "after")
         let keys = try open.keys(withPrefix: Boundary.input(prefix, prefixLength, "prefix"), after: afterBytes,
                                  limit: limit)
@@ -131,7 +136,7 @@ public func normcache_stats(_ cache: OpaquePointer?, _ outJSON: UnsafeMutablePoi
     Boundary.clear(outJSON, outLength)
     return Boundary.run { () throws(NormCacheError) in
         try Boundary.require(outJSON, outLength, "out_json")
-        try Boundary.output(HandleTable.cache(cache).stats().json, outJSON, outLength)
+        try Boundary.output(caches.object(cache).stats().json, outJSON, outLength)
         return NORMCACHE_OK
     }
 }

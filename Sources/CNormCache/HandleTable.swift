@@ -1,61 +1,67 @@
 import NormCache
 import Synchronization
 
-/// The open caches behind `normcache*` handles.
+/// The live objects behind C handles (`normcache*`, `normcache_op*`).
 ///
-/// A handle is not a pointer to memory: it encodes a slot of this table and the
-/// slot's generation, so a closed, doubly closed or made-up handle is recognised and
-/// refused (`NORMCACHE_EINVAL`) instead of being dereferenced.
-enum HandleTable {
+/// A handle is not a pointer to memory: it encodes a slot of its table and the slot's
+/// generation, so a closed, doubly closed or made-up handle is recognised and refused
+/// (`NORMCACHE_EINVAL`) instead of being dereferenced.
+final class HandleTable<Object: AnyObject & Sendable>: Sendable {
     private struct Slot {
         var generation: UInt64
-        var cache: NormalizedCache?
+        var object: Object?
     }
 
-    private static let slotBits = 24
+    private static var slotBits: Int { 24 }
     /// Generations count modulo 2^40, the bits of a handle above the slot index.
-    private static let generationMask: UInt64 = (1 << 40) - 1
-    private static let slots = Mutex<[Slot]>([])
+    private static var generationMask: UInt64 { (1 << 40) - 1 }
 
-    /// Registers an open cache and returns its handle.
-    static func register(_ cache: NormalizedCache) throws(NormCacheError) -> OpaquePointer {
+    /// What the handles are called in messages ("cache handle").
+    private let name: String
+    private let slots = Mutex<[Slot]>([])
+
+    init(name: String) {
+        self.name = name
+    }
+
+    /// Registers an object and returns its handle.
+    func register(_ object: Object) throws(NormCacheError) -> OpaquePointer {
         let handle: UInt? = slots.withLock { slots in
             let index: Int
-            if let free = slots.firstIndex(where: { $0.cache == nil }) {
+            if let free = slots.firstIndex(where: { $0.object == nil }) {
                 index = free
             } else {
-                guard slots.count < (1 << slotBits) - 1 else { return nil }
-                slots.append(Slot(generation: 0, cache: nil))
+                guard slots.count < (1 << Self.slotBits) - 1 else { return nil }
+                slots.append(Slot(generation: 0, object: nil))
                 index = slots.count - 1
             }
-            slots[index].generation = (slots[index].generation + 1) & generationMask
-            slots[index].cache = cache
-            return UInt(index + 1) | UInt(slots[index].generation) << UInt(slotBits)
+            slots[index].generation = (slots[index].generation + 1) & Self.generationMask
+            slots[index].object = object
+            return UInt(index + 1) | UInt(slots[index].generation) << UInt(Self.slotBits)
         }
         guard let handle, let pointer = OpaquePointer(bitPattern: handle) else {
-            cache.close()
-            throw NormCacheError(.outOfMemory, "too many open caches")
+            throw NormCacheError(.outOfMemory, "too many open \(name)s")
         }
         return pointer
     }
 
-    /// The open cache of a handle.
-    static func cache(_ handle: OpaquePointer?) throws(NormCacheError) -> NormalizedCache {
-        guard let cache = slots.withLock({ slots in find(handle, in: slots).map { slots[$0].cache } ?? nil }) else {
+    /// The live object of a handle.
+    func object(_ handle: OpaquePointer?) throws(NormCacheError) -> Object {
+        guard let object = slots.withLock({ slots in Self.find(handle, in: slots).map { slots[$0].object } ?? nil }) else {
             throw invalid(handle)
         }
-        return cache
+        return object
     }
 
-    /// Removes a handle from the table and returns its cache, for closing.
-    static func unregister(_ handle: OpaquePointer?) throws(NormCacheError) -> NormalizedCache {
-        let cache: NormalizedCache? = slots.withLock { slots in
-            guard let index = find(handle, in: slots) else { return nil }
-            defer { slots[index].cache = nil }
-            return slots[index].cache
+    /// Removes a handle from the table and returns its object, for closing.
+    func unregister(_ handle: OpaquePointer?) throws(NormCacheError) -> Object {
+        let object: Object? = slots.withLock { slots in
+            guard let index = Self.find(handle, in: slots) else { return nil }
+            defer { slots[index].object = nil }
+            return slots[index].object
         }
-        guard let cache else { throw invalid(handle) }
-        return cache
+        guard let object else { throw invalid(handle) }
+        return object
     }
 
     private static func find(_ handle: OpaquePointer?, in slots: [Slot]) -> Int? {
@@ -63,12 +69,17 @@ enum HandleTable {
         let value = UInt(bitPattern: handle)
         let index = Int(value & ((1 << UInt(slotBits)) - 1)) - 1
         let generation = UInt64(value >> UInt(slotBits))
-        guard index >= 0, index < slots.count, slots[index].cache != nil, slots[index].generation == generation else { return nil }
+        guard index >= 0, index < slots.count, slots[index].object != nil, slots[index].generation == generation else { return nil }
         return index
     }
 
-    private static func invalid(_ handle: OpaquePointer?) -> NormCacheError {
-        guard handle != nil else { return NormCacheError(.invalidArgument, "the cache handle is NULL") }
-        return NormCacheError(.invalidArgument, "the cache handle is closed or was never opened")
+    private func invalid(_ handle: OpaquePointer?) -> NormCacheError {
+        guard handle != nil else { return NormCacheError(.invalidArgument, "the \(name) is NULL") }
+        return NormCacheError(.invalidArgument, "the \(name) is closed or was never opened")
     }
 }
+
+/// The open caches.
+let caches = HandleTable<NormalizedCache>(name: "cache handle")
+/// The prepared operations.
+let operations = HandleTable<PreparedOperation>(name: "operation handle")

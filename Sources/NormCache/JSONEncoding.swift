@@ -11,4 +11,18 @@ public enum JSONEncoding {
         out.append(UInt8(ascii: "]"))
         return out
     }
+
+    /// The result of a read that missed: `{"data":<partial data or null>,"missing":[paths]}`,
+    /// each path a JSON array of response keys and list indexes.
+    public static func miss(_ missing: [[ResponsePathSegment]], partialData: [UInt8]?) -> [UInt8] {
+        var out = Array(#"{"data":"#.utf8)
+        out.append(contentsOf: partialData ?? Array("null".utf8))
+        out.append(contentsOf: #","missing":["#.utf8)
+        for (index, path) in missing.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            ResponsePath(segments: path).appendJSON(to: &out)
+        }
+        out.append(contentsOf: "]}".utf8)
+        return out
+    }
 }

@@ -5,7 +5,11 @@ extension NormalizedCache {
     /// transaction and returns the changed fields as `recordKey.fieldKey` strings, in
     /// input order. On any error nothing is written.
     public func put(json: UnsafeRawBufferPointer) throws(NormCacheError) -> [String] {
-        let batch = try RecordBatch(json: json)
+        try merge(RecordBatch(json: json))
+    }
+
+    /// Merges a batch in one transaction; returns the changed fields in input order.
+    func merge(_ batch: RecordBatch) throws(NormCacheError) -> [String] {
         let writtenAt = clock()
         return try store.write { (txn) throws(NormCacheError) -> [String] in
             var changed: [(order: Int, key: String)] = []

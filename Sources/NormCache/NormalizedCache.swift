@@ -15,6 +15,8 @@ public final class NormalizedCache: @unchecked Sendable {
     public var options: CacheOptions { store.options }
 
     let store: RecordStore
+    /// The schema and key rules that operations prepared from now on use.
+    let rules = CacheRules()
     /// Seconds since 1970, stamped on each written field.
     let clock: @Sendable () -> UInt64
 

@@ -50,6 +50,20 @@ struct JSONDocument {
         return JSONString.unescape(raw)
     }
 
+    /// Whether the string at `index` decodes to exactly the bytes `expected`.
+    func string<Bytes: Collection>(_ index: Int, equalsBytes expected: Bytes) -> Bool where Bytes.Element == UInt8 {
+        let token = tokens[index]
+        guard token.kind == .string else { return false }
+        if !token.hasEscapes { return rawText(index).elementsEqual(expected) }
+        return stringBytes(index).elementsEqual(expected)
+    }
+
+    /// The value token of the member `name` of the object at `index`, or nil.
+    func member<Name: Collection>(_ name: Name, ofObject index: Int) -> Int? where Name.Element == UInt8 {
+        for member in members(ofObject: index) where string(member.key, equalsBytes: name) { return member.value }
+        return nil
+    }
+
     /// Whether the string at `index` decodes to exactly `expected`.
     func string(_ index: Int, equals expected: StaticString) -> Bool {
         let token = tokens[index]

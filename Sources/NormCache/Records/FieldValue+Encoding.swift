@@ -60,14 +60,17 @@ extension FieldValue {
         return nil
     }
 
-    private static func beginContainer(_ tag: Tag, count: UInt32, in out: inout [UInt8]) -> Int {
+    /// Starts a list or object: its tag, element count and a body length to fill in by
+    /// `endContainer`; returns where the body starts.
+    static func beginContainer(_ tag: Tag, count: UInt32, in out: inout [UInt8]) -> Int {
         out.append(tag.rawValue)
         out.appendVarint(UInt64(count))
         out.appendUInt32(0)
         return out.count
     }
 
-    private static func endContainer(bodyStart: Int, in out: inout [UInt8],
+    /// Fills in the body length of the container whose body starts at `bodyStart`.
+    static func endContainer(bodyStart: Int, in out: inout [UInt8],
                                      context: @autoclosure () -> String) throws(NormCacheError) {
         guard let length = UInt32(exactly: out.count - bodyStart) else {
             throw NormCacheError(.json, "a list or object in \(context()) encodes to more than 4 GiB")

@@ -1,7 +1,8 @@
-/// Records to write, parsed from the JSON notation
-/// `{"Key": {"field": value, "ref": {"$reference": "Other:1"}}}`, with values already
-/// in their binary form. A key given twice is merged in input order (later fields
-/// win), so each record appears once, at the place of its first appearance.
+/// Records to write, with values in their binary form, parsed from the JSON notation
+/// `{"Key": {"field": value, "ref": {"$reference": "Other:1"}}}` or built by the
+/// normalizer. A key given twice is merged in input order (later fields win), so each
+/// record appears once, at the place of its first appearance; call `finish` after the
+/// last `add`.
 struct RecordBatch {
     /// One record of the batch.
     struct Entry {
@@ -13,6 +14,52 @@ struct RecordBatch {
 
     /// The records in order of first appearance.
     private(set) var entries: [Entry] = []
+    private var entryIndex: [[UInt8]: Int] = [:]
+    private var fieldCount = 0
+
+    /// An empty batch.
+    init() {}
+
+    /// Adds a field of the record `key` (its value encoded as `FieldValue`).
+    mutating func add(recordKey key: [UInt8], field: [UInt8], value: [UInt8]) {
+        let index = entry(for: key)
+        entries[index].fields.append(IncomingField(key: field, value: value, order: fieldCount))
+        fieldCount += 1
+    }
+
+    /// Makes sure the record `key` is in the batch, even with no fields.
+    mutating func touch(recordKey key: [UInt8]) {
+        _ = entry(for: key)
+    }
+
+    private mutating func entry(for key: [UInt8]) -> Int {
+        if let existing = entryIndex[key] { return existing }
+        entryIndex[key] = entries.count
+        entries.append(Entry(key: key, fields: []))
+        return entries.count - 1
+    }
+
+    /// The batch in the records JSON notation, fields in order of first appearance.
+    func json() -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        for (index, entry) in entries.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            JSONString.appendQuoted(entry.key, to: &out)
+            out.append(contentsOf: ":{".utf8)
+            for (fieldIndex, field) in entry.fields.enumerated() {
+                if fieldIndex > 0 { out.append(UInt8(ascii: ",")) }
+                JSONString.appendQuoted(field.key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                field.value.withUnsafeBytes { bytes in
+                    var reader = ByteReader(bytes)
+                    _ = FieldValue.appendJSON(from: &reader, to: &out)
+                }
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
 
     /// Parses and validates records JSON; throws `.json` or `.invalidArgument` errors
     /// naming the byte offset and the record.
@@ -21,8 +68,6 @@ struct RecordBatch {
         guard document.tokens[document.root].kind == .object else {
             throw NormCacheError(.json, "JSON error at byte \(document.tokens[document.root].offset): records must be a JSON object of record keys, not \(document.tokens[document.root].kind)")
         }
-        var entryIndex: [[UInt8]: Int] = [:]
-        var fieldCount = 0
         for record in document.members(ofObject: document.root) {
             let key = document.stringBytes(record.key)
             let keyText = String(decoding: key, as: UTF8.self)
@@ -33,38 +78,30 @@ struct RecordBatch {
             guard fieldsToken.kind == .object else {
                 throw NormCacheError(.json, "JSON error at byte \(fieldsToken.offset): record '\(keyText)' must be a JSON object of fields, not \(fieldsToken.kind)")
             }
-            let index: Int
-            if let existing = entryIndex[key] {
-                index = existing
-            } else {
-                index = entries.count
-                entryIndex[key] = index
-                entries.append(Entry(key: key, fields: []))
-            }
-            try Self.merge(fieldsOf: record.value, in: document, into: &entries[index], recordKey: keyText,
-                           order: &fieldCount)
+            touch(recordKey: key)
+            try addFields(of: record.value, in: document, recordKey: key, keyText: keyText)
         }
-        collapseRepeatedFields()
+        finish()
     }
 
-    private static func merge(fieldsOf object: Int, in document: JSONDocument, into entry: inout Entry,
-                              recordKey: String, order: inout Int) throws(NormCacheError) {
+    private mutating func addFields(of object: Int, in document: JSONDocument, recordKey: [UInt8],
+                                    keyText recordKeyText: String) throws(NormCacheError) {
+        let recordKey = recordKey
         for field in document.members(ofObject: object) {
             let name = document.stringBytes(field.key)
             guard !name.isEmpty else {
-                throw NormCacheError(.invalidArgument, "empty field name at byte \(document.tokens[field.key].offset - 1) in record '\(recordKey)'")
+                throw NormCacheError(.invalidArgument, "empty field name at byte \(document.tokens[field.key].offset - 1) in record '\(recordKeyText)'")
             }
             var value: [UInt8] = []
             try FieldValue.encode(document, field.value, into: &value,
-                                  context: "field '\(String(decoding: name, as: UTF8.self))' of record '\(recordKey)'")
-            entry.fields.append(IncomingField(key: name, value: value, order: order))
-            order += 1
+                                  context: "field '\(String(decoding: name, as: UTF8.self))' of record '\(recordKeyText)'")
+            add(recordKey: recordKey, field: name, value: value)
         }
     }
 
     /// Collapses repeated field keys of each record: the last value wins, at the place
     /// of the first appearance.
-    private mutating func collapseRepeatedFields() {
+    mutating func finish() {
         for index in entries.indices where entries[index].fields.count > 1 {
             let fields = entries[index].fields
             let order = fields.indices.sorted {

@@ -1,0 +1,120 @@
+import CNormCacheHeader
+import NormCache
+
+// The GraphQL operation functions of include/normcache.h; documented there.
+
+@c @implementation
+public func normcache_load_schema(_ cache: OpaquePointer?, _ sdl: UnsafePointer<CChar>?, _ sdlLength: Int) -> Int32 {
+    Boundary.run { () throws(NormCacheError) in
+        try caches.object(cache).loadSchema(sdl: Boundary.input(sdl, sdlLength, "sdl"))
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_configure(_ cache: OpaquePointer?, _ config: UnsafePointer<CChar>?, _ configLength: Int) -> Int32 {
+    Boundary.run { () throws(NormCacheError) in
+        try caches.object(cache).configure(json: Boundary.input(config, configLength, "config_json"))
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_prepare(_ cache: OpaquePointer?, _ document: UnsafePointer<CChar>?, _ documentLength: Int,
+                              _ name: UnsafePointer<CChar>?, _ nameLength: Int,
+                              _ outOperation: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    outOperation?.pointee = nil
+    return Boundary.run { () throws(NormCacheError) in
+        guard let outOperation else { throw NormCacheError(.invalidArgument, "out_op is NULL") }
+        let open = try caches.object(cache)
+        let nameBytes = try Boundary.input(name, nameLength, "operation_name")
+        var operationName: String?
+        if name != nil || nameLength > 0 {
+            guard let text = String(validating: nameBytes, as: UTF8.self) else {
+                throw NormCacheError(.invalidArgument, "operation_name is not valid UTF-8")
+            }
+            operationName = text
+        }
+        let operation = try open.prepare(document: Boundary.input(document, documentLength, "document"), operationName: operationName)
+        outOperation.pointee = try operations.register(operation)
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_op_document(_ op: OpaquePointer?, _ outDocument: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                  _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.clear(outDocument, outLength)
+    return Boundary.run { () throws(NormCacheError) in
+        try Boundary.require(outDocument, outLength, "out_document")
+        try Boundary.output(Array(operations.object(op).document.utf8), outDocument, outLength)
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_op_free(_ op: OpaquePointer?) -> Int32 {
+    guard op != nil else { return NORMCACHE_OK }
+    return Boundary.run { () throws(NormCacheError) in
+        _ = try operations.unregister(op)
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_normalize(_ op: OpaquePointer?, _ variables: UnsafePointer<CChar>?, _ variablesLength: Int,
+                                _ response: UnsafePointer<CChar>?, _ responseLength: Int,
+                                _ outRecords: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.clear(outRecords, outLength)
+    return Boundary.run { () throws(NormCacheError) in
+        try Boundary.require(outRecords, outLength, "out_records")
+        let operation = try operations.object(op)
+        let records = try NormalizedCache.normalize(operation, variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                                    response: Boundary.input(response, responseLength, "response_json"))
+        try Boundary.output(records, outRecords, outLength)
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_write(_ cache: OpaquePointer?, _ op: OpaquePointer?,
+                            _ variables: UnsafePointer<CChar>?, _ variablesLength: Int,
+                            _ response: UnsafePointer<CChar>?, _ responseLength: Int,
+                            _ outChanged: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                            _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.clear(outChanged, outLength)
+    return Boundary.run { () throws(NormCacheError) in
+        if outChanged != nil { try Boundary.require(outChanged, outLength, "out_changed") }
+        let open = try caches.object(cache)
+        let operation = try operations.object(op)
+        let changed = try open.write(operation, variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                     response: Boundary.input(response, responseLength, "response_json"))
+        try Boundary.output(JSONEncoding.stringArray(changed), outChanged, outLength)
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_read(_ cache: OpaquePointer?, _ op: OpaquePointer?,
+                           _ variables: UnsafePointer<CChar>?, _ variablesLength: Int, _ flags: UInt32,
+                           _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                           _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.clear(outJSON, outLength)
+    return Boundary.run { () throws(NormCacheError) in
+        try Boundary.require(outJSON, outLength, "out_json")
+        guard flags & ~NORMCACHE_READ_PARTIAL == 0 else { throw NormCacheError(.invalidArgument, "unknown read flags 0x\(String(flags, radix: 16))") }
+        let open = try caches.object(cache)
+        let operation = try operations.object(op)
+        let result = try open.read(operation, variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                   partial: flags & NORMCACHE_READ_PARTIAL != 0)
+        switch result {
+        case .data(let data):
+            try Boundary.output(data, outJSON, outLength)
+            return NORMCACHE_OK
+        case .miss(let missing, let partialData):
+            try Boundary.output(JSONEncoding.miss(missing, partialData: partialData), outJSON, outLength)
+            return NORMCACHE_MISS
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/// The fields a selection plan asks of one object: groups whose type condition
+/// matches the object and whose `@include`/`@skip` conditions hold are flattened in,
+/// and fields of one response key are merged (GraphQL's CollectFields).
+struct CollectedField {
+    /// The first field of this response key.
+    var field: PlannedField
+    /// The sub-selections of every field of this response key.
+    var plans: [SelectionPlan]
+    /// Whether every field of this response key was added by the network document.
+    var isAdded: Bool
+
+    /// The merged sub-selections (nil for a leaf).
+    var plan: SelectionPlan? {
+        guard !plans.isEmpty else { return nil }
+        return plans.count == 1 ? plans[0] : SelectionPlan(items: plans.flatMap(\.items))
+    }
+}
+
+/// Where a selection plan is applied: the schema and rules that decide type
+/// conditions, and the variables that decide conditions and arguments.
+struct SelectionContext {
+    let schema: Schema?
+    let keyRules: KeyRules
+    let variables: Variables
+
+    /// The fields `plan` selects on an object of `typename` (nil: unknown) found where
+    /// the schema expects `parentType`, in document order.
+    func collect(_ plan: SelectionPlan, typename: String?, parentType: String?) throws(NormCacheError) -> [CollectedField] {
+        var collected: [CollectedField] = []
+        var positions: [String: Int] = [:]
+        try collect(plan, typename: typename, parentType: parentType, into: &collected, positions: &positions)
+        return collected
+    }
+
+    private func collect(_ plan: SelectionPlan, typename: String?, parentType: String?,
+                         into collected: inout [CollectedField], positions: inout [String: Int]) throws(NormCacheError) {
+        for item in plan.items {
+            switch item {
+            case .field(let field):
+                guard try allHold(field.conditions) else { continue }
+                if let position = positions[field.responseKey] {
+                    if let subplan = field.plan { collected[position].plans.append(subplan) }
+                    collected[position].isAdded = collected[position].isAdded && field.isAdded
+                } else {
+                    positions[field.responseKey] = collected.count
+                    collected.append(CollectedField(field: field, plans: field.plan.map { [$0] } ?? [], isAdded: field.isAdded))
+                }
+            case .group(let condition, let conditions, let subplan):
+                guard try allHold(conditions),
+                      matches(condition, typename: typename, parentType: parentType) else { continue }
+                try collect(subplan, typename: typename, parentType: parentType, into: &collected, positions: &positions)
+            }
+        }
+    }
+
+    private func allHold(_ conditions: [Condition]) throws(NormCacheError) -> Bool {
+        for condition in conditions where !(try condition.holds(variables)) { return false }
+        return true
+    }
+
+    /// Whether a type condition applies to an object: always without a condition; else
+    /// when the object's typename is the condition or one of its possible types (from
+    /// the schema, or the configured possible types); an object of unknown typename
+    /// matches only a condition on the type the schema expects there.
+    func matches(_ condition: String?, typename: String?, parentType: String?) -> Bool {
+        guard let condition else { return true }
+        guard let typename else { return condition == parentType }
+        if condition == typename { return true }
+        if let schema, schema.type(named: condition) != nil { return schema.possibleTypes(of: condition).contains(typename) }
+        return keyRules.possibleTypes[condition]?.contains(typename) ?? false
+    }
+}

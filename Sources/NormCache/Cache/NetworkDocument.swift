@@ -1,0 +1,184 @@
+/// The text of an operation as normcache sends it to the server: the user's operation
+/// and the fragments it uses, printed by `GraphQLPrinter`, with the fields the cache
+/// needs to key and type what comes back (Apollo's code generators and Apollo Kotlin
+/// add the same).
+///
+/// Every selection set but the operation's root one — of a field, an inline fragment
+/// or a fragment definition — gets, at its end and in this order:
+/// 1. when the schema gives its type, the key fields of that type's policy
+///    (`KeyRules.policy(for:declaredType:schema:)`) that the type has as fields;
+/// 2. when that type is an interface or a union, the key fields of the policies of its
+///    possible object types that step 1 did not cover — leaving out a possible type when
+///    the set already holds an inline fragment or a fragment spread on it without
+///    directives (that selection set gets them itself): an interface selects those it
+///    has as fields itself; the others go in `... on Possible { keyFields }`, one per
+///    possible type, sorted by name;
+/// 3. `__typename`.
+///
+/// A field is added only when the set does not already select it plainly (no alias
+/// but its own name, no arguments, no directives), and not when its name is already
+/// the response key of a different field or of the same field with arguments anywhere
+/// in the set, its fragments included: that would make the document invalid. Nothing
+/// is added inside a field whose schema type is a leaf. The type of a selection set is
+/// the root type of the operation's kind for the root, the named type of the field's
+/// schema type for a field, and the type condition (or, without one, the enclosing
+/// type) for a fragment; a type the schema does not know counts as unknown, and a set
+/// of unknown type (always, without a schema) gets only `__typename`.
+enum NetworkDocument {
+    /// Where added selections say they come from: nowhere in the user's document.
+    static let addedLocation = SourceLocation(line: 0, column: 0)
+
+    /// The network text of `operation` and the fragments of `document` it uses.
+    static func make(_ document: GraphQLDocument, operation: OperationDefinition, schema: Schema?, keyRules: KeyRules) -> String {
+        let sent = complete(document, operation: operation, schema: schema, keyRules: keyRules)
+        return GraphQLPrinter.print(sent.operation, fragments: sent.fragments)
+    }
+
+    /// `operation` and the fragments of `document` it uses, with the added selections
+    /// (at `addedLocation`), as they are sent and normalized.
+    static func complete(_ document: GraphQLDocument, operation: OperationDefinition, schema: Schema?,
+                         keyRules: KeyRules) -> (operation: OperationDefinition, fragments: [FragmentDefinition]) {
+        var fragments: [FragmentDefinition] = []
+        var byName: [String: FragmentDefinition] = [:]
+        for case .fragment(let fragment) in document.definitions {
+            fragments.append(fragment)
+            if byName[fragment.name] == nil { byName[fragment.name] = fragment }
+        }
+        let used = GraphQLPrinter.usedFragments(operation.selections, in: byName)
+        let completer = SelectionCompleter(schema: schema, keyRules: keyRules, fragments: byName)
+        var sent = operation
+        sent.selections = completer.complete(operation.selections, on: schema?.rootTypes[operation.kind], isRoot: true)
+        let sentFragments = fragments.filter { used.contains($0.name) }.map { fragment in
+            var sentFragment = fragment
+            sentFragment.selections = completer.complete(fragment.selections, on: fragment.typeCondition, isRoot: false)
+            return sentFragment
+        }
+        return (sent, sentFragments)
+    }
+}
+
+/// Adds the fields of the network document to selection sets (see `NetworkDocument`).
+private struct SelectionCompleter {
+    let schema: Schema?
+    let keyRules: KeyRules
+    /// The document's fragments by name, for spreads.
+    let fragments: [String: FragmentDefinition]
+
+    /// Where added selections say they come from: nowhere in the user's document.
+    static let added = NetworkDocument.addedLocation
+
+    /// `selections` of a set whose objects are of `type` (nil: unknown), each nested
+    /// set completed, and the set's own additions after them unless it is the root.
+    func complete(_ selections: [Selection], on type: String?, isRoot: Bool) -> [Selection] {
+        let known = type.flatMap { schema?.type(named: $0) }
+        var result = selections.map { complete($0, within: known?.name) }
+        guard !isRoot else { return result }
+        if let known, let schema { addKeyFields(of: known, schema: schema, to: &result) }
+        addField("__typename", to: &result)
+        return result
+    }
+
+    /// A selection of a set of type `type`, its own selection set completed.
+    private func complete(_ selection: Selection, within type: String?) -> Selection {
+        switch selection {
+        case .field(var field):
+            guard let children = field.selections else { return selection }
+            var childType: String?
+            if let schema, let type, let definition = schema.field(field.name, on: type) {
+                guard !schema.isLeaf(definition.type.namedType) else { return selection }
+                childType = definition.type.namedType
+            }
+            field.selections = complete(children, on: childType, isRoot: false)
+            return .field(field)
+        case .inlineFragment(var inline):
+            inline.selections = complete(inline.selections, on: inline.typeCondition ?? type, isRoot: false)
+            return .inlineFragment(inline)
+        case .fragmentSpread:
+            return selection
+        }
+    }
+
+    /// Steps 1 and 2 of `NetworkDocument`: the key fields of `type`'s policy, and for an
+    /// abstract type those of its possible types, on the interface or in inline fragments.
+    private func addKeyFields(of type: Schema.NamedType, schema: Schema, to result: inout [Selection]) {
+        var covered: [String] = []
+        if type.kind == .object || type.kind == .interface,
+           let policy = keyRules.policy(for: type.name, declaredType: nil, schema: schema) {
+            for name in policy.keyFields where !covered.contains(name) && schema.field(name, on: type.name) != nil {
+                covered.append(name)
+                addField(name, to: &result)
+            }
+        }
+        guard type.kind == .interface || type.kind == .union else { return }
+        var needed: [(possible: String, keyFields: [String])] = []
+        for possible in schema.possibleTypes(of: type.name).sorted() where !coversUnconditionally(possible, result) {
+            guard let policy = keyRules.policy(for: possible, declaredType: nil, schema: schema) else { continue }
+            var keyFields: [String] = []
+            for name in policy.keyFields where !covered.contains(name) && !keyFields.contains(name) && schema.field(name, on: possible) != nil {
+                keyFields.append(name)
+            }
+            needed.append((possible, keyFields))
+        }
+        if type.kind == .interface {
+            for name in needed.flatMap(\.keyFields) where !covered.contains(name) && schema.field(name, on: type.name) != nil {
+                covered.append(name)
+                addField(name, to: &result)
+            }
+        }
+        for (possible, keyFields) in needed {
+            let missing = keyFields.filter { !covered.contains($0) }
+            guard !missing.isEmpty else { continue }
+            let fields = missing.map { Selection.field(Self.plainField($0)) }
+            result.append(.inlineFragment(InlineFragment(typeCondition: possible, directives: [], selections: fields, location: Self.added)))
+        }
+    }
+
+    /// Whether `selections` hold an inline fragment or a fragment spread on `typeName`
+    /// without directives, whose own selection set gets the type's key fields.
+    private func coversUnconditionally(_ typeName: String, _ selections: [Selection]) -> Bool {
+        selections.contains { selection in
+            switch selection {
+            case .inlineFragment(let inline): return inline.typeCondition == typeName && inline.directives.isEmpty
+            case .fragmentSpread(let spread): return fragments[spread.name]?.typeCondition == typeName && spread.directives.isEmpty
+            case .field: return false
+            }
+        }
+    }
+
+    /// Appends the plain field `name` unless the set selects it plainly already or its
+    /// response key is taken by another field.
+    private func addField(_ name: String, to result: inout [Selection]) {
+        let selectsPlainly = result.contains { selection in
+            guard case .field(let field) = selection else { return false }
+            return field.name == name && field.responseKey == name && field.arguments.isEmpty && field.directives.isEmpty
+        }
+        guard !selectsPlainly, !responseKeyIsTaken(name, in: result) else { return }
+        result.append(.field(Self.plainField(name)))
+    }
+
+    /// Whether a field with response key `name` that is not the plain field `name`
+    /// (another field, or arguments) is selected anywhere in the set, through inline
+    /// fragments and fragment spreads too.
+    private func responseKeyIsTaken(_ name: String, in selections: [Selection]) -> Bool {
+        var visited: Set<String> = []
+        var pending = [selections]
+        while let next = pending.popLast() {
+            for selection in next {
+                switch selection {
+                case .field(let field):
+                    if field.responseKey == name && (field.name != name || !field.arguments.isEmpty) { return true }
+                case .inlineFragment(let inline):
+                    pending.append(inline.selections)
+                case .fragmentSpread(let spread):
+                    if let fragment = fragments[spread.name], visited.insert(spread.name).inserted { pending.append(fragment.selections) }
+                }
+            }
+        }
+        return false
+    }
+
+    /// `name`, without alias, arguments, directives or selections.
+    private static func plainField(_ name: String) -> Field {
+        Field(alias: nil, name: name, arguments: [], directives: [], selections: nil, location: added)
+    }
+}

@@ -1,0 +1,83 @@
+/// The checks an executable document passes before it is compiled (GraphQL
+/// specification, October 2021, §5: the rules that matter for a cache), and the choice
+/// of the operation to run.
+///
+/// Without a schema, only the rules that need none run: unique operation names, a lone
+/// anonymous operation, unique fragment names, known fragments, no fragment cycles,
+/// every fragment used, unique and defined variables. With a schema, also the root
+/// types, fields, arguments, type conditions, leaf and composite selections and field
+/// selection merging (see `DocumentValidation+Schema.swift` and
+/// `DocumentValidation+Merging.swift`).
+///
+/// Rules run in about that order (names in document order) and the first problem found
+/// is thrown, a `.document` error whose message names the line and column of the
+/// offending node:
+/// `GraphQL error at line 3, column 5: unknown fragment 'Pilot'`.
+enum DocumentValidation {
+    /// The operation `name` of `document`, or its only operation when `name` is nil.
+    ///
+    /// The errors (code `.document`) carry no line and column, since the fault is in the
+    /// choice rather than in a node of the document:
+    /// `no operation named 'X' in the document (it has: A, B)` (or `(it has none)`),
+    /// `the document has 2 operations; name the one to use (A, B)` and
+    /// `the document has no operation`. Anonymous operations are listed as
+    /// `an anonymous query` (or mutation, subscription).
+    static func operation(named name: String?, in document: GraphQLDocument) throws(NormCacheError) -> OperationDefinition {
+        let operations = document.definitions.compactMap { definition -> OperationDefinition? in
+            guard case .operation(let operation) = definition else { return nil }
+            return operation
+        }
+        let listed = operations.map { $0.name ?? "an anonymous \($0.kind.rawValue)" }.joined(separator: ", ")
+        if let name {
+            guard let operation = operations.first(where: { $0.name == name }) else {
+                let has = operations.isEmpty ? " none" : ": " + listed
+                throw NormCacheError(.document, "no operation named '\(name)' in the document (it has\(has))")
+            }
+            return operation
+        }
+        switch operations.count {
+        case 0: throw NormCacheError(.document, "the document has no operation")
+        case 1: return operations[0]
+        default: throw NormCacheError(.document, "the document has \(operations.count) operations; name the one to use (\(listed))")
+        }
+    }
+
+    /// Checks `document` by the rules above; with `schema`, by the schema rules as well.
+    static func validate(_ document: GraphQLDocument, schema: Schema?) throws(NormCacheError) {
+        var operations: [OperationDefinition] = []
+        var operationNames: Set<String> = []
+        var fragments: [String: FragmentDefinition] = [:]
+        var fragmentOrder: [FragmentDefinition] = []
+        for definition in document.definitions {
+            switch definition {
+            case .operation(let operation):
+                if let name = operation.name, !operationNames.insert(name).inserted {
+                    throw error("there can be only one operation named '\(name)'", at: operation.location)
+                }
+                operations.append(operation)
+            case .fragment(let fragment):
+                guard fragments[fragment.name] == nil else {
+                    throw error("there can be only one fragment named '\(fragment.name)'", at: fragment.location)
+                }
+                fragments[fragment.name] = fragment
+                fragmentOrder.append(fragment)
+            case .schema, .type, .directive:
+                break
+            }
+        }
+        if operations.count > 1, let anonymous = operations.first(where: { $0.name == nil }) {
+            throw error("an anonymous operation must be the only operation in the document", at: anonymous.location)
+        }
+        let usage = Usage(operations: operations, fragments: fragmentOrder)
+        try checkFragments(usage, fragments: fragments)
+        try checkVariables(usage)
+        guard let schema else { return }
+        try checkAgainstSchema(document, fragments: fragments, schema: schema)
+        try checkFieldMerging(document, fragments: fragments, schema: schema)
+    }
+
+    /// A `.document` error at `location`.
+    static func error(_ message: String, at location: SourceLocation) -> NormCacheError {
+        NormCacheError(.document, "GraphQL error at \(location): \(message)")
+    }
+}

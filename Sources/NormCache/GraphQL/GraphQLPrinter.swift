@@ -1,0 +1,182 @@
+/// Prints executable GraphQL back to text the way graphql-js's `print` does (the
+/// printer Apollo's code generators use): two-space indentation, one selection per
+/// line, `name(a: 1, b: "x")`, lists `[1, 2]`, objects `{a: 1, b: 2}`, strings
+/// escaped as graphql-js's `printString` escapes them, numbers and enum values as
+/// written, definitions separated by a blank line and no final newline. Like
+/// graphql-js, a field whose `alias: name(arguments)` is longer than 80 UTF-16 code
+/// units gets one argument per line. Block strings print as ordinary strings (the
+/// syntax tree does not remember them), which gives the same value.
+enum GraphQLPrinter {
+    /// The longest `alias: name(arguments)` kept on one line (graphql-js's `MAX_LINE_LENGTH`).
+    static let maxLineLength = 80
+
+    /// The operation followed by the fragments of `fragments` that it uses, directly or
+    /// through other fragments, in the order of `fragments` (the first of a name wins).
+    static func print(_ operation: OperationDefinition, fragments: [FragmentDefinition]) -> String {
+        var byName: [String: FragmentDefinition] = [:]
+        for fragment in fragments where byName[fragment.name] == nil { byName[fragment.name] = fragment }
+        let used = usedFragments(operation.selections, in: byName)
+        var text = print(operation)
+        var printed: Set<String> = []
+        for fragment in fragments where used.contains(fragment.name) && printed.insert(fragment.name).inserted {
+            text += "\n\n" + print(fragment)
+        }
+        return text
+    }
+
+    /// `query Name($v: T = default) @dir {` … `}`, or the bare selection set of an
+    /// anonymous query without variables or directives.
+    static func print(_ operation: OperationDefinition) -> String {
+        var nameAndVariables = operation.name ?? ""
+        if !operation.variables.isEmpty {
+            nameAndVariables += "(" + operation.variables.map(print).joined(separator: ", ") + ")"
+        }
+        let prefix = [operation.kind.rawValue, nameAndVariables, directives(operation.directives)]
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        var text = prefix == "query" ? "" : prefix + " "
+        writeSelectionSet(operation.selections, indent: "", into: &text)
+        return text
+    }
+
+    /// `fragment Name on Type @dir {` … `}`.
+    static func print(_ fragment: FragmentDefinition) -> String {
+        var text = "fragment \(fragment.name) on \(fragment.typeCondition) "
+        if !fragment.directives.isEmpty { text += directives(fragment.directives) + " " }
+        writeSelectionSet(fragment.selections, indent: "", into: &text)
+        return text
+    }
+
+    /// `$name: Type = default @dir`.
+    static func print(_ variable: VariableDefinition) -> String {
+        var text = "$\(variable.name): \(print(variable.type))"
+        if let defaultValue = variable.defaultValue { text += " = " + print(defaultValue) }
+        if !variable.directives.isEmpty { text += " " + directives(variable.directives) }
+        return text
+    }
+
+    /// A value on one line: `$v`, `1`, `1.5e3`, `"text"`, `true`, `null`, `JEDI`,
+    /// `[1, 2]`, `{a: 1, b: 2}`.
+    static func print(_ value: GraphQLValue) -> String {
+        switch value {
+        case .variable(let name): return "$" + name
+        case .int(let text), .float(let text), .enumValue(let text): return text
+        case .string(let string): return quoted(string)
+        case .boolean(let flag): return flag ? "true" : "false"
+        case .null: return "null"
+        case .list(let items): return "[" + items.map(print).joined(separator: ", ") + "]"
+        case .object(let fields): return "{" + fields.map { $0.name + ": " + print($0.value) }.joined(separator: ", ") + "}"
+        }
+    }
+
+    /// `Name`, `[T]`, `T!`.
+    static func print(_ type: TypeReference) -> String {
+        switch type {
+        case .named(let name): return name
+        case .list(let inner): return "[" + print(inner) + "]"
+        case .nonNull(let inner): return print(inner) + "!"
+        }
+    }
+
+    /// A string literal as graphql-js's `printString` writes it: `"` and `\` escaped,
+    /// `\b \t \n \f \r` by name, the other C0 controls and U+007F–U+009F as `\uXXXX`
+    /// with upper-case hex digits; everything else as is.
+    static func quoted(_ string: String) -> String {
+        var text = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\u{8}": text += "\\b"
+            case "\t": text += "\\t"
+            case "\n": text += "\\n"
+            case "\u{C}": text += "\\f"
+            case "\r": text += "\\r"
+            case "\u{0}"..."\u{1F}", "\u{7F}"..."\u{9F}":
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
+    }
+
+    /// The names of the fragments that `selections` spread, directly or through the
+    /// fragments they spread (unknown names are left out; cycles end).
+    static func usedFragments(_ selections: [Selection], in fragments: [String: FragmentDefinition]) -> Set<String> {
+        var used: Set<String> = []
+        var pending = [selections]
+        while let next = pending.popLast() {
+            for selection in next {
+                switch selection {
+                case .field(let field):
+                    if let children = field.selections { pending.append(children) }
+                case .inlineFragment(let inline):
+                    pending.append(inline.selections)
+                case .fragmentSpread(let spread):
+                    if let fragment = fragments[spread.name], used.insert(spread.name).inserted {
+                        pending.append(fragment.selections)
+                    }
+                }
+            }
+        }
+        return used
+    }
+
+    // MARK: Writing
+
+    /// `@a(x: 1) @b`, or nothing.
+    private static func directives(_ directives: [Directive]) -> String {
+        directives.map { directive in
+            "@" + directive.name + (directive.arguments.isEmpty ? "" : "(" + arguments(directive.arguments).joined(separator: ", ") + ")")
+        }.joined(separator: " ")
+    }
+
+    /// Each argument as `name: value`.
+    private static func arguments(_ arguments: [Argument]) -> [String] {
+        arguments.map { $0.name + ": " + print($0.value) }
+    }
+
+    /// `{`, each selection on its own line indented two more spaces, `}` at `indent`;
+    /// nothing for an empty selection set (as graphql-js).
+    private static func writeSelectionSet(_ selections: [Selection], indent: String, into text: inout String) {
+        guard !selections.isEmpty else { return }
+        let inner = indent + "  "
+        text += "{\n"
+        for selection in selections {
+            text += inner
+            write(selection, indent: inner, into: &text)
+            text += "\n"
+        }
+        text += indent + "}"
+    }
+
+    /// One selection starting on a line indented by `indent`.
+    private static func write(_ selection: Selection, indent: String, into text: inout String) {
+        var parts: [String] = []
+        var selections: [Selection] = []
+        switch selection {
+        case .field(let field):
+            let head = (field.alias.map { $0 + ": " } ?? "") + field.name
+            let printed = arguments(field.arguments)
+            if printed.isEmpty {
+                parts.append(head)
+            } else {
+                let line = head + "(" + printed.joined(separator: ", ") + ")"
+                parts.append(line.utf16.count <= maxLineLength ? line
+                    : head + "(\n" + printed.map { indent + "  " + $0 }.joined(separator: "\n") + "\n" + indent + ")")
+            }
+            parts.append(directives(field.directives))
+            selections = field.selections ?? []
+        case .fragmentSpread(let spread):
+            parts = ["..." + spread.name, directives(spread.directives)]
+        case .inlineFragment(let inline):
+            parts = ["...", inline.typeCondition.map { "on " + $0 } ?? "", directives(inline.directives)]
+            selections = inline.selections
+        }
+        text += parts.filter { !$0.isEmpty }.joined(separator: " ")
+        if !selections.isEmpty {
+            text += " "
+            writeSelectionSet(selections, indent: indent, into: &text)
+        }
+    }
+}

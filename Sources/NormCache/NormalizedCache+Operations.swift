@@ -1,0 +1,65 @@
+/// GraphQL operations: schema and key rules, prepare, normalize, write and read.
+extension NormalizedCache {
+    /// Loads a schema from SDL, with Apollo's `@typePolicy` and `@fieldPolicy`
+    /// directives (usually in `extend type` lines). Operations prepared afterwards are
+    /// validated against it and use its types and key rules.
+    public func loadSchema(sdl: UnsafeRawBufferPointer) throws(NormCacheError) {
+        try rules.load(Schema(sdl: Array(sdl)))
+    }
+
+    /// Adds key rules given as JSON (`typePolicies`, `fieldPolicies`, `possibleTypes`,
+    /// `defaultKeyFields`) for operations prepared afterwards.
+    public func configure(json: UnsafeRawBufferPointer) throws(NormCacheError) {
+        try rules.configure(json: json)
+    }
+
+    /// Parses, validates and compiles the operation `operationName` (nil: the only one)
+    /// of a GraphQL document.
+    public func prepare(document: UnsafeRawBufferPointer, operationName: String? = nil) throws(NormCacheError) -> PreparedOperation {
+        let (schema, keyRules) = rules.current
+        return try PreparedOperation(source: Array(document), operationName: operationName, schema: schema, keyRules: keyRules)
+    }
+
+    /// The records a GraphQL response (`{"data": ..., "errors": ...}`) splits into, in
+    /// the records JSON notation, without touching the cache. A response without
+    /// `data` (or with `data: null`) gives `{}`.
+    public static func normalize(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
+                          response: UnsafeRawBufferPointer) throws(NormCacheError) -> [UInt8] {
+        try batch(operation, variables: variables, response: response).json()
+    }
+
+    /// Normalizes a response and merges its records in one transaction; returns the
+    /// changed fields. On any error nothing is written.
+    public func write(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
+                      response: UnsafeRawBufferPointer) throws(NormCacheError) -> [String] {
+        try merge(Self.batch(operation, variables: variables, response: response))
+    }
+
+    /// Reads the operation's data from the cache: all of it, or what is missing (and,
+    /// when `partial`, the data with the missing parts null).
+    public func read(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
+                     partial: Bool = false) throws(NormCacheError) -> ReadResult {
+        let context = try operation.context(variables: variables)
+        return try store.read { (txn) throws(NormCacheError) -> ReadResult in
+            var reader = Reader(context: context, txn: txn)
+            try reader.read(rootKey: operation.rootKey, rootType: operation.rootType, plan: operation.plan)
+            guard !reader.missing.isEmpty else { return .data(reader.out) }
+            return .miss(missing: reader.missing.map(\.segments), partialData: partial ? reader.out : nil)
+        }
+    }
+
+    private static func batch(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
+                              response: UnsafeRawBufferPointer) throws(NormCacheError) -> RecordBatch {
+        let context = try operation.context(variables: variables)
+        let document = try JSONDocument(scanning: response)
+        guard document.tokens[document.root].kind == .object else {
+            throw NormCacheError(.data, "a GraphQL response must be a JSON object with 'data', not \(document.tokens[document.root].kind)")
+        }
+        guard let data = document.member("data".utf8, ofObject: document.root), document.tokens[data].kind != .null else {
+            return RecordBatch()
+        }
+        var normalizer = Normalizer(context: context, response: document)
+        try normalizer.normalize(data: data, plan: operation.plan, rootKey: operation.rootKey, rootType: operation.rootType)
+        return normalizer.batch
+    }
+}
