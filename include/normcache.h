@@ -340,12 +340,16 @@ int normcache_configure(normcache *cache, const char *config_json, size_t config
  * normcache_prepare — parse, validate and compile an operation of a document.
  *
  * `operation_name` (NULL/0: the only operation of the document) picks the operation.
- * The operation keeps the schema and rules of the handle as they are now, and stays
- * valid after the handle is closed. Release it with normcache_op_free.
+ * A document without operations prepares one of its fragments instead, for
+ * normcache_read_fragment and normcache_write_fragment: the one `operation_name`
+ * names, or its only fragment. The operation keeps the schema and rules of the handle
+ * as they are now, and stays valid after the handle is closed. Release it with
+ * normcache_op_free.
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL out_op);
  * NORMCACHE_EDOCUMENT (malformed or invalid document, unknown operation name, several
- * operations and no name; line and column in the message). *out_op is NULL on failure.
+ * operations (or, without operations, several fragments) and no name; line and column
+ * in the message). *out_op is NULL on failure.
  */
 int normcache_prepare(normcache *cache, const char *document, size_t document_len,
                       const char *operation_name, size_t name_len, normcache_op **out_op);
@@ -414,6 +418,33 @@ int normcache_write(normcache *cache, normcache_op *op,
 int normcache_read(normcache *cache, normcache_op *op,
                    const char *variables_json, size_t variables_len, unsigned flags,
                    char **out_json, size_t *out_len);
+
+/**
+ * normcache_read_fragment — read one object at a record key through a fragment.
+ *
+ * Direct cache access, as Apollo's readFragment: `fragment` is prepared from a document
+ * of fragments alone (`fragment F on Dog { name owner { id } }`; operation_name picks
+ * one of several). Outputs and codes as normcache_read, for the object at `key`; a
+ * record that is not there makes every field it selects missing. Preparing an
+ * operation and passing it here is NORMCACHE_EINVAL, as is the converse with
+ * normcache_read.
+ */
+int normcache_read_fragment(normcache *cache, normcache_op *fragment, const char *key, size_t key_len,
+                            const char *variables_json, size_t variables_len, unsigned flags,
+                            char **out_json, size_t *out_len);
+
+/**
+ * normcache_write_fragment — write one object at a record key through a fragment.
+ *
+ * Direct cache access, as Apollo's writeFragment: `data_json` is the object the
+ * fragment selects ({"name": "Rex", "owner": {"id": "7", "__typename": "User"}}); it is
+ * normalized as the record `key` (objects below it keyed by the rules or by path from
+ * `key`) and merged in one transaction. Outputs and codes as normcache_write.
+ */
+int normcache_write_fragment(normcache *cache, normcache_op *fragment, const char *key, size_t key_len,
+                             const char *data_json, size_t data_len,
+                             const char *variables_json, size_t variables_len,
+                             char **out_changed, size_t *out_len);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+import CNormCacheHeader
 import Glibc
 import NormCache
 
@@ -25,6 +26,28 @@ enum Boundary {
             return UnsafeRawBufferPointer(start: nil, count: 0)
         }
         return UnsafeRawBufferPointer(start: pointer, count: length)
+    }
+
+    /// An input byte range that must be UTF-8 text.
+    static func text(_ pointer: UnsafePointer<CChar>?, _ length: Int, _ parameter: String) throws(NormCacheError) -> String {
+        guard let text = String(validating: try input(pointer, length, parameter), as: UTF8.self) else {
+            throw NormCacheError(.invalidArgument, "\(parameter) is not valid UTF-8")
+        }
+        return text
+    }
+
+    /// Hands a read's result to the caller: the data with NORMCACHE_OK, or the missing
+    /// paths (and partial data) with NORMCACHE_MISS.
+    static func output(_ result: ReadResult, _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                       _ outLength: UnsafeMutablePointer<Int>?) throws(NormCacheError) -> Int32 {
+        switch result {
+        case .data(let data):
+            try output(data, out, outLength)
+            return NORMCACHE_OK
+        case .miss(let missing, let partialData):
+            try output(JSONEncoding.miss(missing, partialData: partialData), out, outLength)
+            return NORMCACHE_MISS
+        }
     }
 
     /// Clears an output buffer pair so that it reads NULL/0 whatever happens next.

@@ -27,14 +27,7 @@ public func normcache_prepare(_ cache: OpaquePointer?, _ document: UnsafePointer
     return Boundary.run { () throws(NormCacheError) in
         guard let outOperation else { throw NormCacheError(.invalidArgument, "out_op is NULL") }
         let open = try caches.object(cache)
-        let nameBytes = try Boundary.input(name, nameLength, "operation_name")
-        var operationName: String?
-        if name != nil || nameLength > 0 {
-            guard let text = String(validating: nameBytes, as: UTF8.self) else {
-                throw NormCacheError(.invalidArgument, "operation_name is not valid UTF-8")
-            }
-            operationName = text
-        }
+        let operationName = name == nil && nameLength == 0 ? nil : try Boundary.text(name, nameLength, "operation_name")
         let operation = try open.prepare(document: Boundary.input(document, documentLength, "document"), operationName: operationName)
         outOperation.pointee = try operations.register(operation)
         return NORMCACHE_OK
@@ -108,13 +101,43 @@ public func normcache_read(_ cache: OpaquePointer?, _ op: OpaquePointer?,
         let operation = try operations.object(op)
         let result = try open.read(operation, variables: Boundary.input(variables, variablesLength, "variables_json"),
                                    partial: flags & NORMCACHE_READ_PARTIAL != 0)
-        switch result {
-        case .data(let data):
-            try Boundary.output(data, outJSON, outLength)
-            return NORMCACHE_OK
-        case .miss(let missing, let partialData):
-            try Boundary.output(JSONEncoding.miss(missing, partialData: partialData), outJSON, outLength)
-            return NORMCACHE_MISS
-        }
+        return try Boundary.output(result, outJSON, outLength)
+    }
+}
+
+@c @implementation
+public func normcache_read_fragment(_ cache: OpaquePointer?, _ fragment: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ keyLength: Int,
+                                    _ variables: UnsafePointer<CChar>?, _ variablesLength: Int, _ flags: UInt32,
+                                    _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                    _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.clear(outJSON, outLength)
+    return Boundary.run { () throws(NormCacheError) in
+        try Boundary.require(outJSON, outLength, "out_json")
+        guard flags & ~NORMCACHE_READ_PARTIAL == 0 else { throw NormCacheError(.invalidArgument, "unknown read flags 0x\(String(flags, radix: 16))") }
+        let open = try caches.object(cache)
+        let prepared = try operations.object(fragment)
+        let result = try open.readFragment(prepared, key: Boundary.text(key, keyLength, "key"),
+                                           variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                           partial: flags & NORMCACHE_READ_PARTIAL != 0)
+        return try Boundary.output(result, outJSON, outLength)
+    }
+}
+
+@c @implementation
+public func normcache_write_fragment(_ cache: OpaquePointer?, _ fragment: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ keyLength: Int,
+                                     _ data: UnsafePointer<CChar>?, _ dataLength: Int,
+                                     _ variables: UnsafePointer<CChar>?, _ variablesLength: Int,
+                                     _ outChanged: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                     _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.clear(outChanged, outLength)
+    return Boundary.run { () throws(NormCacheError) in
+        if outChanged != nil { try Boundary.require(outChanged, outLength, "out_changed") }
+        let open = try caches.object(cache)
+        let prepared = try operations.object(fragment)
+        let changed = try open.writeFragment(prepared, key: Boundary.text(key, keyLength, "key"),
+                                             data: Boundary.input(data, dataLength, "data_json"),
+                                             variables: Boundary.input(variables, variablesLength, "variables_json"))
+        try Boundary.output(JSONEncoding.stringArray(changed), outChanged, outLength)
+        return NORMCACHE_OK
     }
 }

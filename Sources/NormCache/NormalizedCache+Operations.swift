@@ -24,7 +24,7 @@ extension NormalizedCache {
     /// the records JSON notation, without touching the cache. A response without
     /// `data` (or with `data: null`) gives `{}`.
     public static func normalize(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
-                          response: UnsafeRawBufferPointer) throws(NormCacheError) -> [UInt8] {
+                                 response: UnsafeRawBufferPointer) throws(NormCacheError) -> [UInt8] {
         try batch(operation, variables: variables, response: response).json()
     }
 
@@ -39,17 +39,58 @@ extension NormalizedCache {
     /// when `partial`, the data with the missing parts null).
     public func read(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
                      partial: Bool = false) throws(NormCacheError) -> ReadResult {
+        try read(operation, at: Self.rootKey(of: operation), variables: variables, partial: partial)
+    }
+
+    /// Reads the object at record `key` through a prepared fragment (direct cache
+    /// access): its data, or what is missing.
+    public func readFragment(_ fragment: PreparedOperation, key: String, variables: UnsafeRawBufferPointer,
+                             partial: Bool = false) throws(NormCacheError) -> ReadResult {
+        guard case .fragment = fragment.root else {
+            throw NormCacheError(.invalidArgument, "'\(fragment.name ?? "the operation")' is an operation, not a fragment: read it with read")
+        }
+        guard !key.isEmpty else { throw NormCacheError(.invalidArgument, "empty record key") }
+        return try read(fragment, at: key, variables: variables, partial: partial)
+    }
+
+    /// Writes `data`, a JSON object of the fragment's selection, as the record `key`
+    /// (and the records below it) in one transaction; returns the changed fields.
+    public func writeFragment(_ fragment: PreparedOperation, key: String, data: UnsafeRawBufferPointer,
+                              variables: UnsafeRawBufferPointer) throws(NormCacheError) -> [String] {
+        guard case .fragment = fragment.root else {
+            throw NormCacheError(.invalidArgument, "'\(fragment.name ?? "the operation")' is an operation, not a fragment: write it with write")
+        }
+        guard !key.isEmpty else { throw NormCacheError(.invalidArgument, "empty record key") }
+        let context = try fragment.context(variables: variables)
+        let document = try JSONDocument(scanning: data)
+        var normalizer = Normalizer(context: context, response: document)
+        try normalizer.normalize(data: document.root, plan: fragment.plan, rootKey: key, rootType: fragment.rootType,
+                                 isOperationRoot: false)
+        return try merge(normalizer.batch)
+    }
+
+    private func read(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer,
+                      partial: Bool) throws(NormCacheError) -> ReadResult {
         let context = try operation.context(variables: variables)
+        let isOperation = operation.rootKey != nil
         return try store.read { (txn) throws(NormCacheError) -> ReadResult in
             var reader = Reader(context: context, txn: txn)
-            try reader.read(rootKey: operation.rootKey, rootType: operation.rootType, plan: operation.plan)
+            try reader.read(rootKey: key, rootType: operation.rootType, plan: operation.plan, isOperationRoot: isOperation)
             guard !reader.missing.isEmpty else { return .data(reader.out) }
             return .miss(missing: reader.missing.map(\.segments), partialData: partial ? reader.out : nil)
         }
     }
 
+    private static func rootKey(of operation: PreparedOperation) throws(NormCacheError) -> String {
+        guard let key = operation.rootKey else {
+            throw NormCacheError(.invalidArgument, "'\(operation.name ?? "the fragment")' is a fragment: use it with readFragment or writeFragment")
+        }
+        return key
+    }
+
     private static func batch(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
                               response: UnsafeRawBufferPointer) throws(NormCacheError) -> RecordBatch {
+        let rootKey = try rootKey(of: operation)
         let context = try operation.context(variables: variables)
         let document = try JSONDocument(scanning: response)
         guard document.tokens[document.root].kind == .object else {
@@ -59,7 +100,8 @@ extension NormalizedCache {
             return RecordBatch()
         }
         var normalizer = Normalizer(context: context, response: document)
-        try normalizer.normalize(data: data, plan: operation.plan, rootKey: operation.rootKey, rootType: operation.rootType)
+        try normalizer.normalize(data: data, plan: operation.plan, rootKey: rootKey, rootType: operation.rootType,
+                                 isOperationRoot: true)
         return normalizer.batch
     }
 }

@@ -46,3 +46,19 @@ extension NormalizedCache {
         }
     }
 }
+
+extension NormalizedCache {
+    func readFragment(_ fragment: PreparedOperation, key: String, variables: String = "") throws(NormCacheError) -> String {
+        let result = try variables.withUTF8Bytes { (vars) throws(NormCacheError) in try readFragment(fragment, key: key, variables: vars) }
+        switch result {
+        case .data(let data): return String(decoding: data, as: UTF8.self)
+        case .miss(let missing, _): return "MISS \(missing.count)"
+        }
+    }
+
+    func writeFragment(_ fragment: PreparedOperation, key: String, data: String, variables: String = "") throws(NormCacheError) -> [String] {
+        try variables.withUTF8Bytes { (vars) throws(NormCacheError) in
+            try data.withUTF8Bytes { (bytes) throws(NormCacheError) in try writeFragment(fragment, key: key, data: bytes, variables: vars) }
+        }
+    }
+}

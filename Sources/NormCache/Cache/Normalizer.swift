@@ -15,12 +15,16 @@ struct Normalizer {
         self.response = response
     }
 
-    /// Normalizes the object `data` as the root record `rootKey` of type `rootType`.
-    mutating func normalize(data: Int, plan: SelectionPlan, rootKey: String, rootType: String) throws(NormCacheError) {
+    /// Normalizes the object `data` as the record `rootKey` of type `rootType`: an
+    /// operation's root, or the object a fragment writes (typed by its `__typename`
+    /// when it has one).
+    mutating func normalize(data: Int, plan: SelectionPlan, rootKey: String, rootType: String,
+                            isOperationRoot: Bool) throws(NormCacheError) {
         guard response.tokens[data].kind == .object else {
             throw NormCacheError(.data, "invalid response data at data: expected an object, found \(response.tokens[data].kind)")
         }
-        try object(data, plan: plan, recordKey: rootKey, typename: rootType, parentType: rootType, path: ResponsePath())
+        let typename = isOperationRoot ? rootType : try self.typename(of: data, declared: rootType, path: ResponsePath())
+        try object(data, plan: plan, recordKey: rootKey, typename: typename, parentType: rootType, path: ResponsePath())
         batch.finish()
     }
 

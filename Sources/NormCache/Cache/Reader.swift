@@ -16,15 +16,16 @@ struct Reader {
         self.txn = txn
     }
 
-    /// Reads the record `key` of type `type` through `plan` as the data object.
-    mutating func read(rootKey: String, rootType: String, plan: SelectionPlan) throws(NormCacheError) {
+    /// Reads the record `rootKey` of type `rootType` through `plan` as the data object:
+    /// an operation's root (whose typename is its type), or the object of a fragment.
+    mutating func read(rootKey: String, rootType: String, plan: SelectionPlan, isOperationRoot: Bool) throws(NormCacheError) {
         try Array(rootKey.utf8).withBytes { (key) throws(NormCacheError) in
-            try object(key, plan: plan, parentType: rootType, path: ResponsePath(), isRoot: true)
+            try object(key, plan: plan, parentType: rootType, path: ResponsePath(), isRoot: true, rootTyped: isOperationRoot)
         }
     }
 
     private mutating func object(_ key: UnsafeRawBufferPointer, plan: SelectionPlan, parentType: String?, path: ResponsePath,
-                                 isRoot: Bool = false) throws(NormCacheError) {
+                                 isRoot: Bool = false, rootTyped: Bool = false) throws(NormCacheError) {
         // A root record never written reads as one without fields (field policies may
         // still resolve); any other missing record is missing at its reference.
         var record: RecordView?
@@ -37,7 +38,7 @@ struct Reader {
             return
         }
         let typename = try record.flatMap { (record) throws(NormCacheError) in try storedTypename(record, key) }
-            ?? (isRoot ? parentType : declaredObjectType(parentType))
+            ?? (rootTyped ? parentType : declaredObjectType(parentType))
         let fields = try context.collect(plan, typename: typename, parentType: parentType).filter { !$0.isAdded }
         out.append(UInt8(ascii: "{"))
         for (position, collected) in fields.enumerated() {

@@ -4,7 +4,7 @@ extension DocumentValidation {
     /// not spread themselves (`fragment cycle: A → B → A`, at the spread that closes the
     /// cycle), and every fragment is reached from some operation (`fragment 'F' is never
     /// used`, at the fragment).
-    static func checkFragments(_ usage: Usage, fragments: [String: FragmentDefinition]) throws(NormCacheError) {
+    static func checkFragments(_ usage: Usage, fragments: [String: FragmentDefinition], rootFragment: String?) throws(NormCacheError) {
         for references in usage.operations.map(\.references) + usage.fragments.map(\.references) {
             for spread in references.spreads where fragments[spread.name] == nil {
                 throw error("unknown fragment '\(spread.name)'", at: spread.location)
@@ -13,6 +13,10 @@ extension DocumentValidation {
         try checkCycles(usage)
         var used: Set<String> = []
         for (_, references) in usage.operations { used.formUnion(usage.fragmentsReached(from: references)) }
+        if let rootFragment, let root = usage.fragments.first(where: { $0.0.name == rootFragment }) {
+            used.insert(rootFragment)
+            used.formUnion(usage.fragmentsReached(from: root.1))
+        }
         for (fragment, _) in usage.fragments where !used.contains(fragment.name) {
             throw error("fragment '\(fragment.name)' is never used", at: fragment.location)
         }

@@ -43,7 +43,9 @@ enum DocumentValidation {
     }
 
     /// Checks `document` by the rules above; with `schema`, by the schema rules as well.
-    static func validate(_ document: GraphQLDocument, schema: Schema?) throws(NormCacheError) {
+    /// `rootFragment` names a fragment used directly (for direct cache access), which
+    /// counts as used with the fragments it spreads.
+    static func validate(_ document: GraphQLDocument, schema: Schema?, rootFragment: String? = nil) throws(NormCacheError) {
         var operations: [OperationDefinition] = []
         var operationNames: Set<String> = []
         var fragments: [String: FragmentDefinition] = [:]
@@ -69,7 +71,7 @@ enum DocumentValidation {
             throw error("an anonymous operation must be the only operation in the document", at: anonymous.location)
         }
         let usage = Usage(operations: operations, fragments: fragmentOrder)
-        try checkFragments(usage, fragments: fragments)
+        try checkFragments(usage, fragments: fragments, rootFragment: rootFragment)
         try checkVariables(usage)
         guard let schema else { return }
         try checkAgainstSchema(document, fragments: fragments, schema: schema)

@@ -4,11 +4,22 @@
     with normcache.Cache("app.cache") as cache:
         cache.put({"Droid:2001": {"name": "R2-D2"}})   # ["Droid:2001.name"]
         cache.get("Droid:2001")                        # {"name": "R2-D2"}
+
+GraphQL responses are normalized by the operation that asked for them:
+
+    with normcache.Cache("app.cache", schema=sdl) as cache, cache.prepare(query) as op:
+        response = send(op.document)                   # the document with __typename added
+        cache.write(op, response)                      # the changed "recordKey.fieldKey"s
+        try:
+            data = cache.read(op)                      # exactly the user's selection
+        except normcache.CacheMiss as miss:
+            miss.missing                               # [["hero", "friends", 2], ...]
 """
 
 from ._library import lib as _lib
 from .cache import Cache
 from .errors import (
+    CacheMiss,
     CallbackError,
     ClosedError,
     DataError,
@@ -23,6 +34,7 @@ from .errors import (
     SchemaError,
     StorageError,
 )
+from .operation import Operation
 
 #: The version of this package.
 __version__ = "0.1.0"
@@ -36,6 +48,7 @@ def version() -> str:
 
 __all__ = [
     "Cache",
+    "CacheMiss",
     "CallbackError",
     "ClosedError",
     "DataError",
@@ -46,6 +59,7 @@ __all__ = [
     "LibraryLoadError",
     "NoMemoryError",
     "NotACacheError",
+    "Operation",
     "ReadOnlyError",
     "SchemaError",
     "StorageError",

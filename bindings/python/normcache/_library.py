@@ -5,7 +5,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
-from ctypes import POINTER, c_char_p, c_int, c_size_t, c_uint64, c_void_p
+from ctypes import POINTER, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
 from pathlib import Path
 from typing import Any, Callable, Iterator, List, Mapping, Optional, Tuple
 
@@ -17,8 +17,12 @@ HEADER_VERSION = "0.1.0"
 LIBRARY_ENV = "NORMCACHE_LIBRARY"
 #: NORMCACHE_OK.
 OK = 0
+#: NORMCACHE_MISS.
+MISS = 1
 #: NORMCACHE_NOTFOUND.
 NOTFOUND = 2
+#: NORMCACHE_READ_PARTIAL, the normcache_read flag.
+READ_PARTIAL = 1
 
 _LIBRARY_NAME = "libnormcache.so"
 _SONAME = "libnormcache.so.0"
@@ -46,6 +50,31 @@ _PROTOTYPES = {
         [c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
     ),
     "normcache_stats": (c_int, [c_void_p, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_load_schema": (c_int, [c_void_p, c_char_p, c_size_t]),
+    "normcache_configure": (c_int, [c_void_p, c_char_p, c_size_t]),
+    "normcache_prepare": (c_int, [c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, POINTER(c_void_p)]),
+    "normcache_op_document": (c_int, [c_void_p, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_op_free": (c_int, [c_void_p]),
+    "normcache_normalize": (
+        c_int,
+        [c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
+    ),
+    "normcache_write": (
+        c_int,
+        [c_void_p, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
+    ),
+    "normcache_read": (
+        c_int,
+        [c_void_p, c_void_p, c_char_p, c_size_t, c_uint, _BUFFER_OUT, _LENGTH_OUT],
+    ),
+    "normcache_read_fragment": (
+        c_int,
+        [c_void_p, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_uint, _BUFFER_OUT, _LENGTH_OUT],
+    ),
+    "normcache_write_fragment": (
+        c_int,
+        [c_void_p, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
+    ),
 }
 
 

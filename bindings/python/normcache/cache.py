@@ -8,15 +8,21 @@ import os
 import threading
 from ctypes import byref, c_uint64, c_void_p
 from types import TracebackType
-from typing import Any, Dict, List, Optional, Type, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Type, Union
 
-from ._library import NOTFOUND, call_with_buffer, lib
-from .errors import ClosedError
+from ._library import MISS, NOTFOUND, READ_PARTIAL, call_with_buffer, lib
+from .errors import CacheMiss, ClosedError, InvalidArgumentError
+from .operation import Operation
 
 #: A record key or prefix: str (sent as UTF-8) or bytes (sent as they are).
 Key = Union[str, bytes]
 #: Records to put: a dict, or JSON text as str or bytes.
 Records = Union[Dict[str, Any], str, bytes]
+#: A GraphQL response ({"data": ..., "errors": ...}) or a configuration: a dict, or JSON text
+#: as str or bytes.
+JSONInput = Union[Dict[str, Any], str, bytes]
+#: The variables of an operation: a dict (or any mapping) of JSON values, or None.
+Variables = Optional[Mapping[str, Any]]
 #: A cache path.
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
@@ -30,23 +36,54 @@ def _encode_key(value: Key, name: str) -> bytes:
     raise TypeError(f"{name} must be str or bytes, not {type(value).__name__}")
 
 
+def _encode_json(value: JSONInput, name: str) -> bytes:
+    """`value` as UTF-8 JSON: a dict is serialized, JSON text is passed through untouched."""
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False).encode("utf-8")
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, bytes):
+        return value
+    raise TypeError(f"{name} must be a dict, str or bytes, not {type(value).__name__}")
+
+
 def _encode_records(records: Records) -> bytes:
     """Records as UTF-8 JSON: a dict is serialized, JSON text is passed through untouched."""
-    if isinstance(records, dict):
-        return json.dumps(records, ensure_ascii=False).encode("utf-8")
-    if isinstance(records, str):
-        return records.encode("utf-8")
-    if isinstance(records, bytes):
-        return records
-    raise TypeError(f"records must be a dict, str or bytes, not {type(records).__name__}")
+    return _encode_json(records, "records")
+
+
+def _encode_variables(variables: Variables) -> Tuple[Optional[bytes], int]:
+    """Variables as the (pointer, length) pair the library takes: (None, 0) for None."""
+    if variables is None:
+        return None, 0
+    if not isinstance(variables, Mapping):
+        raise TypeError(f"variables must be a dict or None, not {type(variables).__name__}")
+    encoded = json.dumps(dict(variables), ensure_ascii=False).encode("utf-8")
+    return encoded, len(encoded)
+
+
+def _operation_handle(op: Operation) -> int:
+    """The handle of a live operation; TypeError for anything else, ClosedError after close()."""
+    if not isinstance(op, Operation):
+        raise TypeError(f"op must be an Operation from Cache.prepare, not {type(op).__name__}")
+    return op._live_handle()
 
 
 class Cache:
     """An open cache file. Threads may share it; close it with close() or a `with` block."""
 
-    def __init__(self, path: PathLike, **options: Any) -> None:
+    def __init__(
+        self,
+        path: PathLike,
+        *,
+        schema: Optional[Union[str, bytes]] = None,
+        config: Optional[JSONInput] = None,
+        **options: Any,
+    ) -> None:
         """Open, and unless read-only create, the cache file at `path`.
 
+        `schema` (SDL) is loaded with load_schema and `config` (key rules) applied with
+        configure right after opening; if either fails, the cache is closed again.
         Options become normcache_open's JSON options: durability ("full" or "fast"),
         read_only (bool), map_size (bytes), max_readers (int). Any other keyword is passed
         on too, and the library rejects it with InvalidArgumentError.
@@ -64,6 +101,14 @@ class Cache:
             byref(handle),
         )
         self._handle = handle.value
+        try:
+            if schema is not None:
+                self.load_schema(schema)
+            if config is not None:
+                self.configure(config)
+        except BaseException:
+            self.close()
+            raise
 
     @property
     def closed(self) -> bool:
@@ -137,6 +182,138 @@ class Cache:
         _, buffer = call_with_buffer(lib.normcache_stats, self._live_handle())
         stats: Dict[str, Any] = json.loads(buffer)
         return stats
+
+    # --- GraphQL operations ----------------------------------------------------------
+
+    def load_schema(self, sdl: Union[str, bytes]) -> None:
+        """Load a schema (SDL, with Apollo's @typePolicy and @fieldPolicy directives).
+        Operations prepared afterwards are validated against it and use its key rules."""
+        encoded = _encode_key(sdl, "sdl")
+        lib.normcache_load_schema(self._live_handle(), encoded, len(encoded))
+
+    def configure(self, config: JSONInput) -> None:
+        """Add key rules for operations prepared afterwards: a dict (or JSON text) with any of
+        typePolicies, fieldPolicies, possibleTypes, defaultKeyFields."""
+        encoded = _encode_json(config, "config")
+        lib.normcache_configure(self._live_handle(), encoded, len(encoded))
+
+    def prepare(self, document: Union[str, bytes], operation_name: Optional[str] = None) -> Operation:
+        """Parse, validate and compile the operation `operation_name` (None: the only one) of
+        a GraphQL document, with the schema and key rules this cache has now."""
+        encoded = _encode_key(document, "document")
+        name = None if operation_name is None else _encode_key(operation_name, "operation_name")
+        op = c_void_p()
+        lib.normcache_prepare(
+            self._live_handle(), encoded, len(encoded), name, 0 if name is None else len(name), byref(op)
+        )
+        if op.value is None:  # never on success; refuse rather than wrap NULL
+            raise InvalidArgumentError(-1, "normcache_prepare succeeded without an operation")
+        return Operation(op.value)
+
+    def normalize(self, op: Operation, response: JSONInput, variables: Variables = None) -> Dict[str, Any]:
+        """The records a GraphQL response of `op` splits into, without touching any cache
+        (this one may even be closed): {"Droid:2001": {"name": "R2-D2", ...}, ...}."""
+        data = _encode_json(response, "response")
+        encoded_variables, variables_len = _encode_variables(variables)
+        _, buffer = call_with_buffer(
+            lib.normcache_normalize, _operation_handle(op), encoded_variables, variables_len, data, len(data)
+        )
+        records: Dict[str, Any] = json.loads(buffer)
+        return records
+
+    def write(self, op: Operation, response: JSONInput, variables: Variables = None) -> List[str]:
+        """Normalize a response of `op` and merge its records in one atomic write; return the
+        changed "recordKey.fieldKey" strings. On any error nothing is written."""
+        data = _encode_json(response, "response")
+        encoded_variables, variables_len = _encode_variables(variables)
+        _, buffer = call_with_buffer(
+            lib.normcache_write,
+            self._live_handle(),
+            _operation_handle(op),
+            encoded_variables,
+            variables_len,
+            data,
+            len(data),
+        )
+        changed: List[str] = json.loads(buffer)
+        return changed
+
+    def _read(self, op: Operation, variables: Variables, partial: bool) -> bytes:
+        """The data JSON of `op` from the cache; CacheMiss when some of it is missing."""
+        encoded_variables, variables_len = _encode_variables(variables)
+        status, buffer = call_with_buffer(
+            lib.normcache_read,
+            self._live_handle(),
+            _operation_handle(op),
+            encoded_variables,
+            variables_len,
+            READ_PARTIAL if partial else 0,
+        )
+        if status == MISS:
+            answer = json.loads(buffer)
+            raise CacheMiss(answer["missing"], answer["data"])
+        return buffer
+
+    def read(self, op: Operation, variables: Variables = None, *, partial: bool = False) -> Dict[str, Any]:
+        """The data of `op` rebuilt from the cache: exactly the user's selection.
+
+        Raises CacheMiss, listing the missing response paths, when anything is missing; with
+        `partial`, its `data` holds the data with the missing parts null (else None).
+        """
+        data: Dict[str, Any] = json.loads(self._read(op, variables, partial))
+        return data
+
+    def read_json(self, op: Operation, variables: Variables = None, *, partial: bool = False) -> str:
+        """As read(), but the data as the library's compact JSON text, leaf values exactly as
+        they were written (1.0 stays 1.0). Raises CacheMiss the same way."""
+        return self._read(op, variables, partial).decode("utf-8")
+
+    def read_fragment(
+        self, fragment: Operation, key: Key, variables: Variables = None, *, partial: bool = False
+    ) -> Dict[str, Any]:
+        """The object at record `key` through a prepared fragment (direct cache access).
+
+        Raises CacheMiss, as read() does, when anything the fragment selects is missing.
+        """
+        encoded_key = _encode_key(key, "key")
+        encoded_variables, variables_len = _encode_variables(variables)
+        status, buffer = call_with_buffer(
+            lib.normcache_read_fragment,
+            self._live_handle(),
+            _operation_handle(fragment),
+            encoded_key,
+            len(encoded_key),
+            encoded_variables,
+            variables_len,
+            READ_PARTIAL if partial else 0,
+        )
+        if status == MISS:
+            answer = json.loads(buffer)
+            raise CacheMiss(answer["missing"], answer["data"])
+        data: Dict[str, Any] = json.loads(buffer)
+        return data
+
+    def write_fragment(
+        self, fragment: Operation, key: Key, data: JSONInput, variables: Variables = None
+    ) -> List[str]:
+        """Write `data`, the object a prepared fragment selects, as the record `key` in one
+        atomic write; return the changed "recordKey.fieldKey" strings."""
+        encoded_key = _encode_key(key, "key")
+        encoded = _encode_json(data, "data")
+        encoded_variables, variables_len = _encode_variables(variables)
+        _, buffer = call_with_buffer(
+            lib.normcache_write_fragment,
+            self._live_handle(),
+            _operation_handle(fragment),
+            encoded_key,
+            len(encoded_key),
+            encoded,
+            len(encoded),
+            encoded_variables,
+            variables_len,
+        )
+        changed: List[str] = json.loads(buffer)
+        return changed
 
     def close(self) -> None:
         """Close the cache, after calls in progress on other threads finish; again does nothing."""

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Dict, Type
+from typing import Any, Dict, List, Optional, Type, Union
+
+#: A response path: response keys (str) and list indexes (int), from the data root.
+ResponsePath = List[Union[str, int]]
 
 
 class LibraryLoadError(ImportError):
@@ -63,6 +66,25 @@ class NotACacheError(Error):
 
 class ReadOnlyError(Error):
     """NORMCACHE_EREADONLY (-10): a write on a cache opened read-only."""
+
+
+class CacheMiss(Exception):
+    """A read found the cache lacking some of the data (NORMCACHE_MISS). Not an Error: a
+    miss is an answer, not a failure.
+
+    `missing` lists the response paths of what is not in the cache (["hero", "friends", 2]:
+    a missing record is reported at the path of the reference to it); `data` is the data
+    with those parts null when a partial read was asked for, else None.
+    """
+
+    def __init__(self, missing: List[ResponsePath], data: Optional[Dict[str, Any]] = None) -> None:
+        super().__init__(missing, data)
+        self.missing = missing
+        self.data = data
+
+    def __str__(self) -> str:
+        paths = ", ".join(".".join(str(segment) for segment in path) or "data" for path in self.missing)
+        return f"the cache lacks {len(self.missing)} part(s) of the data: {paths}"
 
 
 _CLASSES: Dict[int, Type[Error]] = {

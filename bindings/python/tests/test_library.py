@@ -41,12 +41,15 @@ _CTYPES = {
     "char*": ctypes.c_char_p,
     "char**": ctypes.POINTER(ctypes.c_void_p),  # returned buffers: c_void_p, to be freed
     "size_t": ctypes.c_size_t,
+    "unsigned": ctypes.c_uint,
     "size_t*": ctypes.POINTER(ctypes.c_size_t),
     "uint64_t*": ctypes.POINTER(ctypes.c_uint64),
     "void": None,
     "void*": ctypes.c_void_p,
     "normcache*": ctypes.c_void_p,
     "normcache**": ctypes.POINTER(ctypes.c_void_p),
+    "normcache_op*": ctypes.c_void_p,
+    "normcache_op**": ctypes.POINTER(ctypes.c_void_p),
 }
 
 
