@@ -336,6 +336,54 @@ int normcache_load_schema(normcache *cache, const char *sdl, size_t sdl_len);
  */
 int normcache_configure(normcache *cache, const char *config_json, size_t config_len);
 
+/** One object of a response, as a key resolver sees it; valid only during the call. */
+typedef struct normcache_object normcache_object;
+/** Where a key resolver puts its answer, with normcache_key_set; valid only during the call. */
+typedef struct normcache_key normcache_key;
+
+/**
+ * normcache_key_resolver — the programmatic key rule (Apollo's cacheKeyInfo).
+ *
+ * Called for every object a write or normalize meets, before the declarative rules,
+ * with the object's typename (NUL-terminated; NULL and 0 when the response has no
+ * __typename) and a view of the object (normcache_object_member). To give the object
+ * a key, call normcache_key_set; to leave it to the other rules, don't. Return
+ * NORMCACHE_OK; any other value fails the write with NORMCACHE_ECALLBACK, and nothing
+ * is written. The callback runs on the thread of the call; it may call the library,
+ * but not write to the same cache (the write in progress holds no transaction yet, so
+ * reads work).
+ */
+typedef int (*normcache_key_resolver)(void *context, const char *typename_, size_t typename_len,
+                                      const normcache_object *object, normcache_key *key);
+
+/**
+ * normcache_set_key_resolver — set (or, with NULL, remove) the key resolver.
+ *
+ * `context` is passed to every call as it is. Operations prepared afterwards on this
+ * handle use it. Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle).
+ */
+int normcache_set_key_resolver(normcache *cache, normcache_key_resolver resolver, void *context);
+
+/**
+ * normcache_object_member — a member of the object a key resolver is given.
+ *
+ * On NORMCACHE_OK, *out_json points at the member's JSON text in the response (strings
+ * with their quotes, objects and lists with their brackets), *out_len its length; the
+ * text is not NUL-terminated and lives only until the resolver returns. Returns
+ * NORMCACHE_NOTFOUND when the object has no such member; NORMCACHE_EINVAL for NULL
+ * pointers. `object` must be the one the resolver was given, during that call.
+ */
+int normcache_object_member(const normcache_object *object, const char *name, size_t name_len,
+                            const char **out_json, size_t *out_len);
+
+/**
+ * normcache_key_set — a key resolver's answer: the object's key is `<group>:<id>`,
+ * with `group` the typename when NULL/0. The strings are copied. Calling it again
+ * replaces the answer. Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL key, empty id, text
+ * that is not UTF-8).
+ */
+int normcache_key_set(normcache_key *key, const char *id, size_t id_len, const char *group, size_t group_len);
+
 /**
  * normcache_prepare — parse, validate and compile an operation of a document.
  *

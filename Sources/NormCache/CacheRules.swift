@@ -22,6 +22,14 @@ final class CacheRules: @unchecked Sendable {
         }
     }
 
+    /// Sets (or, with nil, removes) the programmatic key rule.
+    func setResolver(_ resolver: KeyResolver?) {
+        lock.withLock {
+            configured.resolver = resolver
+            keyRules.resolver = resolver
+        }
+    }
+
     /// Adds configured rules (JSON), over the schema's.
     func configure(json: UnsafeRawBufferPointer) throws(NormCacheError) {
         try lock.withLock { () throws(NormCacheError) in
@@ -42,5 +50,6 @@ extension KeyRules {
         fieldPolicies.merge(other.fieldPolicies) { $1 }
         possibleTypes.merge(other.possibleTypes) { $1 }
         if let fields = other.defaultKeyFields { defaultKeyFields = fields }
+        resolver = other.resolver
     }
 }

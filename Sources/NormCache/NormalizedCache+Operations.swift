@@ -13,6 +13,11 @@ extension NormalizedCache {
         try rules.configure(json: json)
     }
 
+    /// Sets the programmatic key rule (nil removes it) for operations prepared afterwards.
+    public func setKeyResolver(_ resolver: KeyResolver?) {
+        rules.setResolver(resolver)
+    }
+
     /// Parses, validates and compiles the operation `operationName` (nil: the only one)
     /// of a GraphQL document.
     public func prepare(document: UnsafeRawBufferPointer, operationName: String? = nil) throws(NormCacheError) -> PreparedOperation {

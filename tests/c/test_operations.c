@@ -124,8 +124,70 @@ static void test_operation_outlives_its_cache(void)
     CHECK_OK(normcache_close(cache));
 }
 
+/** A key resolver: objects with an "id" member are keyed "Node:<id text>"; a typename
+ * of "Fail" fails; `context` counts the calls and holds the cache, which it reads. */
+struct resolver_state {
+    int calls;
+    normcache *cache;
+};
+
+static int node_resolver(void *context, const char *typename_, size_t typename_len,
+                         const normcache_object *object, normcache_key *key)
+{
+    struct resolver_state *state = context;
+    const char *json = NULL;
+    size_t length = 0;
+    char *record = NULL;
+    size_t record_length = 0;
+    state->calls++;
+    if (typename_ != NULL && typename_len == 4 && memcmp(typename_, "Fail", 4) == 0) {
+        return -42;
+    }
+    /* Calling back into the library works: the write holds no transaction yet. */
+    if (normcache_get(state->cache, "Node:x", 6, &record, &record_length) == NORMCACHE_OK) {
+        normcache_free(record);
+    }
+    CHECK_CODE(normcache_object_member(object, "missing", 7, &json, &length), NORMCACHE_NOTFOUND);
+    CHECK(json == NULL && length == 0);
+    if (normcache_object_member(object, "id", 2, &json, &length) != NORMCACHE_OK) {
+        return NORMCACHE_OK;
+    }
+    CHECK_CODE(normcache_key_set(key, "", 0, NULL, 0), NORMCACHE_EINVAL);
+    return normcache_key_set(key, json, length, "Node", 4);
+}
+
+static void test_key_resolver(void)
+{
+    normcache *cache = NC_OPEN(nc_temp_path((char[NC_PATH_SIZE]){0}, "resolver"), NULL);
+    struct resolver_state state = {0, NULL};
+    normcache_op *op;
+    char *out = NULL;
+    size_t length = 0;
+    const char *good = "{\"data\": {\"a\": {\"__typename\": \"A\", \"id\": 7, \"b\": {\"c\": 1}}}}";
+    const char *failing = "{\"data\": {\"a\": {\"__typename\": \"Fail\", \"id\": 7, \"b\": {\"c\": 1}}}}";
+
+    state.cache = cache;
+    CHECK_OK(normcache_set_key_resolver(cache, node_resolver, &state));
+    op = prepare(cache, "{ a { id b { c } } }");
+    CHECK_OK(normcache_normalize(op, NULL, 0, good, strlen(good), &out, &length));
+    nc_check_output(__FILE__, __LINE__, "records", out, length,
+                    "{\"Node:7.b\":{\"c\":1},\"Node:7\":{\"id\":7,\"b\":{\"$reference\":\"Node:7.b\"},\"__typename\":\"A\"},"
+                    "\"QUERY_ROOT\":{\"a\":{\"$reference\":\"Node:7\"}}}");
+    CHECK(state.calls == 2);
+    CHECK_CODE(normcache_write(cache, op, NULL, 0, failing, strlen(failing), NULL, NULL), NORMCACHE_ECALLBACK);
+    CHECK_CONTAINS(normcache_errmsg(), "the key resolver failed at a: the resolver returned status -42 for Fail");
+    CHECK_SEARCH(cache, "", NULL, 0, "[]");
+    CHECK_OK(normcache_op_free(op));
+    CHECK_OK(normcache_set_key_resolver(cache, NULL, NULL));
+    CHECK_CODE(normcache_set_key_resolver(NULL, node_resolver, NULL), NORMCACHE_EINVAL);
+    CHECK_CODE(normcache_object_member(NULL, "a", 1, NULL, NULL), NORMCACHE_EINVAL);
+    CHECK_CODE(normcache_key_set(NULL, "a", 1, NULL, 0), NORMCACHE_EINVAL);
+    CHECK_OK(normcache_close(cache));
+}
+
 int main(void)
 {
+    test_key_resolver();
     test_write_then_read();
     test_errors();
     test_operation_outlives_its_cache();

@@ -19,6 +19,8 @@ struct KeyRules {
     var possibleTypes: [String: Set<String>] = [:]
     /// Key fields for every type without a policy of its own (off when nil).
     var defaultKeyFields: [String]?
+    /// The programmatic rule, asked before all others.
+    var resolver: KeyResolver?
 
     /// No rules.
     init() {}

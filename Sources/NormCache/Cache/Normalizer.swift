@@ -92,7 +92,7 @@ struct Normalizer {
         case .object where plan != nil:
             guard let plan else { return }
             let typename = try self.typename(of: index, declared: expected?.namedType, path: path)
-            let keyed = try recordKey(of: index, typename: typename, declaredType: expected?.namedType)
+            let keyed = try recordKey(of: index, typename: typename, declaredType: expected?.namedType, path: path)
             let key = keyed?.key ?? storagePath
             try object(index, plan: plan, recordKey: key, typename: typename, parentType: expected?.namedType ?? typename, path: path,
                        keyFields: keyed?.fields ?? [])
@@ -117,12 +117,29 @@ struct Normalizer {
         return nil
     }
 
-    /// The key of an object by the key rules, and the key fields it was made of:
+    /// The key of an object by the key rules, and the key fields it was made of: the
+    /// programmatic rule's answer first, else
     /// `<group>:<id>` with the id made of the
     /// key fields' values (strings as they are, numbers as written; `\` and `+`
     /// escaped, joined with `+`); nil when a key field is missing or not a string or
     /// number, or no rule applies.
-    private func recordKey(of index: Int, typename: String?, declaredType: String?) throws(NormCacheError) -> (key: String, fields: [String])? {
+    private func recordKey(of index: Int, typename: String?, declaredType: String?, path: ResponsePath) throws(NormCacheError) -> (key: String, fields: [String])? {
+        if let resolver = context.keyRules.resolver {
+            let answer: CacheKeyInfo?
+            do {
+                answer = try resolver(typename, ResponseObject(document: response, index: index))
+            } catch let error as NormCacheError {
+                throw NormCacheError(.callback, "the key resolver failed at \(path): \(error.message)")
+            } catch {
+                throw NormCacheError(.callback, "the key resolver failed at \(path): \(error)")
+            }
+            if let answer {
+                guard let group = answer.group ?? typename else {
+                    throw NormCacheError(.callback, "the key resolver gave an id but no group for an object without __typename at \(path)")
+                }
+                return (group + ":" + answer.id, [])
+            }
+        }
         guard let typename,
               let policy = context.keyRules.policy(for: typename, declaredType: declaredType, schema: context.schema) else { return nil }
         var parts: [String] = []

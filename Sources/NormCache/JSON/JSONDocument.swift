@@ -43,6 +43,20 @@ struct JSONDocument {
         return UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(token.length)])
     }
 
+    /// The JSON text of the value at `index` as it stands in the input (strings with
+    /// their quotes, containers with their brackets).
+    func json(_ index: Int) -> UnsafeRawBufferPointer {
+        let token = tokens[index]
+        let start = Int(token.offset)
+        let end: Int
+        switch token.kind {
+        case .string: return UnsafeRawBufferPointer(rebasing: bytes[(start - 1)..<(start + Int(token.length) + 1)])
+        case .array, .object: end = Int(token.closeOffset) + 1
+        default: end = start + Int(token.length)
+        }
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+    }
+
     /// The decoded UTF-8 bytes of the string at `index`.
     func stringBytes(_ index: Int) -> [UInt8] {
         let raw = rawText(index)

@@ -32,6 +32,7 @@ struct JSONScanner {
                 tokens[container].length += 1
                 needValue = true
             } else if byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                tokens[container].closeOffset = UInt32(position)
                 position += 1
                 tokens[container].end = UInt32(tokens.count)
                 open.removeLast()
@@ -62,6 +63,7 @@ struct JSONScanner {
             skipWhitespace()
             guard position < bytes.count else { throw truncated() }
             if bytes[position] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                tokens[index].closeOffset = UInt32(position)
                 position += 1
                 tokens[index].end = UInt32(tokens.count)
                 return false

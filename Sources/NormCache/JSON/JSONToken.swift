@@ -19,4 +19,6 @@ struct JSONToken {
     var length: UInt32
     /// The index of the token just past this value and everything inside it.
     var end: UInt32
+    /// For arrays and objects: the byte offset of the closing bracket.
+    var closeOffset: UInt32 = 0
 }

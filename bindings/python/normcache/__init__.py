@@ -35,6 +35,7 @@ from .errors import (
     StorageError,
 )
 from .operation import Operation
+from .resolver import ResponseObject
 
 #: The version of this package.
 __version__ = "0.1.0"
@@ -47,6 +48,7 @@ def version() -> str:
 
 
 __all__ = [
+    "ResponseObject",
     "Cache",
     "CacheMiss",
     "CallbackError",

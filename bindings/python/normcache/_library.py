@@ -5,7 +5,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
-from ctypes import POINTER, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
+from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
 from pathlib import Path
 from typing import Any, Callable, Iterator, List, Mapping, Optional, Tuple
 
@@ -30,6 +30,9 @@ _CHECKOUT_BUILDS = (".build/release", ".build/debug", "build", "build/lib")
 
 _BUFFER_OUT = POINTER(c_void_p)  # char **: c_void_p, so the buffer can go back to normcache_free
 _LENGTH_OUT = POINTER(c_size_t)
+
+#: normcache_key_resolver: (context, typename, typename_len, object, key) -> status.
+KEY_RESOLVER = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, c_void_p, c_void_p)
 
 # Every function of normcache.h: name -> (restype, argtypes). Those returning c_int return
 # a status and get the error check that raises on negative codes.
@@ -67,6 +70,9 @@ _PROTOTYPES = {
         c_int,
         [c_void_p, c_void_p, c_char_p, c_size_t, c_uint, _BUFFER_OUT, _LENGTH_OUT],
     ),
+    "normcache_set_key_resolver": (c_int, [c_void_p, KEY_RESOLVER, c_void_p]),
+    "normcache_object_member": (c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_void_p), POINTER(c_size_t)]),
+    "normcache_key_set": (c_int, [c_void_p, c_char_p, c_size_t, c_char_p, c_size_t]),
     "normcache_read_fragment": (
         c_int,
         [c_void_p, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_uint, _BUFFER_OUT, _LENGTH_OUT],

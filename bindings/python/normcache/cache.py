@@ -10,9 +10,10 @@ from ctypes import byref, c_uint64, c_void_p
 from types import TracebackType
 from typing import Any, Dict, List, Mapping, Optional, Tuple, Type, Union
 
-from ._library import MISS, NOTFOUND, READ_PARTIAL, call_with_buffer, lib
+from ._library import KEY_RESOLVER, MISS, NOTFOUND, READ_PARTIAL, call_with_buffer, lib
 from .errors import CacheMiss, ClosedError, InvalidArgumentError
 from .operation import Operation
+from .resolver import KeyResolver, trampoline
 
 #: A record key or prefix: str (sent as UTF-8) or bytes (sent as they are).
 Key = Union[str, bytes]
@@ -267,6 +268,14 @@ class Cache:
         """As read(), but the data as the library's compact JSON text, leaf values exactly as
         they were written (1.0 stays 1.0). Raises CacheMiss the same way."""
         return self._read(op, variables, partial).decode("utf-8")
+
+    def set_key_resolver(self, resolver: Optional[KeyResolver]) -> None:
+        """Set the programmatic key rule for operations prepared afterwards (None removes
+        it): resolver(typename, obj) returns None (no key from it: the declarative rules
+        decide), an id, or (id, group); obj[name] gives a member of the response object as
+        a Python value. An exception it raises fails that write with CallbackError."""
+        callback = trampoline(resolver) if resolver is not None else KEY_RESOLVER()
+        lib.normcache_set_key_resolver(self._live_handle(), callback, None)
 
     def read_fragment(
         self, fragment: Operation, key: Key, variables: Variables = None, *, partial: bool = False

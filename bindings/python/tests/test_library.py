@@ -50,6 +50,9 @@ _CTYPES = {
     "normcache**": ctypes.POINTER(ctypes.c_void_p),
     "normcache_op*": ctypes.c_void_p,
     "normcache_op**": ctypes.POINTER(ctypes.c_void_p),
+    "normcache_object*": ctypes.c_void_p,
+    "normcache_key*": ctypes.c_void_p,
+    "normcache_key_resolver": _library.KEY_RESOLVER,
 }
 
 

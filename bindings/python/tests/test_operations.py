@@ -747,3 +747,45 @@ def test_fragments_write_and_read_one_object_at_its_key(cache: normcache.Cache) 
         assert miss.value.data == {"name": None, "owner": None}
         with pytest.raises(normcache.InvalidArgumentError):
             cache.read(fragment)
+
+
+def test_a_key_resolver_comes_first_and_may_decline(cache: normcache.Cache) -> None:
+    seen: List[Any] = []
+
+    def resolver(typename: Any, obj: normcache.ResponseObject) -> Any:
+        seen.append(typename)
+        if typename == "Dog":
+            return (obj["license"]["no"], "Licensed")
+        if typename == "Cat":
+            return obj.get("name")
+        return None
+
+    cache.configure({"defaultKeyFields": ["id"]})
+    cache.set_key_resolver(resolver)
+    with cache.prepare("{ dog { license } cat { name } bird { id } }") as op:
+        records = cache.normalize(
+            op,
+            {"data": {"dog": {"__typename": "Dog", "license": {"no": 5}}, "cat": {"__typename": "Cat", "name": "Tom"},
+                      "bird": {"__typename": "Bird", "id": 3}}},
+        )
+    assert list(records) == ["Licensed:5", "Cat:Tom", "Bird:3", "QUERY_ROOT"]
+    assert seen == ["Dog", "Cat", "Bird"]
+
+
+def test_an_exception_in_a_key_resolver_is_a_callback_error(cache: normcache.Cache) -> None:
+    def resolver(typename: Any, obj: normcache.ResponseObject) -> Any:
+        raise RuntimeError("boom")
+
+    cache.set_key_resolver(resolver)
+    with cache.prepare("{ a { b } }") as op:
+        with pytest.raises(normcache.CallbackError) as failure:
+            cache.write(op, {"data": {"a": {"b": 1}}})
+        assert failure.value.code == -7
+        assert "the key resolver failed at a" in failure.value.message
+    assert cache.search("") == []
+    cache.set_key_resolver(lambda typename, obj: True)
+    with cache.prepare("{ a { b } }") as op, pytest.raises(normcache.CallbackError):
+        cache.write(op, {"data": {"a": {"b": 1}}})
+    cache.set_key_resolver(None)
+    with cache.prepare("{ a { b } }") as op:
+        assert cache.write(op, {"data": {"a": {"b": 1}}}) == ["QUERY_ROOT.a.b", "QUERY_ROOT.a"]

@@ -1,0 +1,80 @@
+import CNormCacheHeader
+import NormCache
+
+// The key resolver functions of include/normcache.h; documented there.
+
+/// A key resolver's answer, filled by `normcache_key_set` through the `normcache_key*`
+/// the callback is given (a pointer to this, on the caller's stack).
+struct KeyAnswer {
+    var id: String?
+    var group: String?
+}
+
+/// The C callback and its context, carried into the Swift resolver closure.
+private struct CallbackResolver: @unchecked Sendable {
+    let callback: normcache_key_resolver
+    let context: UnsafeMutableRawPointer?
+
+    func resolve(_ typename: String?, _ object: ResponseObject) throws(NormCacheError) -> CacheKeyInfo? {
+        var answer = KeyAnswer()
+        var view = object
+        let status = withUnsafeMutablePointer(to: &answer) { answerPointer in
+            withUnsafePointer(to: &view) { objectPointer in
+                let objectHandle = OpaquePointer(objectPointer)
+                let keyHandle = OpaquePointer(answerPointer)
+                guard let typename else { return callback(context, nil, 0, objectHandle, keyHandle) }
+                return typename.withCString { callback(context, $0, typename.utf8.count, objectHandle, keyHandle) }
+            }
+        }
+        guard status == NORMCACHE_OK else {
+            throw NormCacheError(.callback, "the resolver returned status \(status) for \(typename ?? "an object without __typename")")
+        }
+        return answer.id.map { CacheKeyInfo(id: $0, group: answer.group) }
+    }
+}
+
+@c @implementation
+public func normcache_set_key_resolver(_ cache: OpaquePointer?, _ resolver: normcache_key_resolver?,
+                                       _ context: UnsafeMutableRawPointer?) -> Int32 {
+    Boundary.run { () throws(NormCacheError) in
+        let open = try caches.object(cache)
+        guard let resolver else {
+            open.setKeyResolver(nil)
+            return NORMCACHE_OK
+        }
+        let carried = CallbackResolver(callback: resolver, context: context)
+        open.setKeyResolver { typename, object in try carried.resolve(typename, object) }
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_object_member(_ object: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ nameLength: Int,
+                                    _ outJSON: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                    _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    outJSON?.pointee = nil
+    outLength?.pointee = 0
+    return Boundary.run { () throws(NormCacheError) in
+        guard let object, let outJSON, let outLength else {
+            throw NormCacheError(.invalidArgument, "object, out_json or out_len is NULL")
+        }
+        let view = UnsafePointer<ResponseObject>(object).pointee
+        guard let json = view.json(try Boundary.input(name, nameLength, "name")) else { return NORMCACHE_NOTFOUND }
+        outJSON.pointee = json.baseAddress?.assumingMemoryBound(to: CChar.self)
+        outLength.pointee = json.count
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_key_set(_ key: OpaquePointer?, _ id: UnsafePointer<CChar>?, _ idLength: Int,
+                              _ group: UnsafePointer<CChar>?, _ groupLength: Int) -> Int32 {
+    Boundary.run { () throws(NormCacheError) in
+        guard let key else { throw NormCacheError(.invalidArgument, "key is NULL") }
+        let idText = try Boundary.text(id, idLength, "id")
+        guard !idText.isEmpty else { throw NormCacheError(.invalidArgument, "empty id") }
+        let groupText = group == nil && groupLength == 0 ? nil : try Boundary.text(group, groupLength, "group")
+        UnsafeMutablePointer<KeyAnswer>(key).pointee = KeyAnswer(id: idText, group: groupText?.isEmpty == true ? nil : groupText)
+        return NORMCACHE_OK
+    }
+}
