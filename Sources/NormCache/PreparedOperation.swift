@@ -97,6 +97,6 @@ public final class PreparedOperation: Sendable {
     /// The context of one call with `variables` (JSON; empty for none).
     func context(variables: UnsafeRawBufferPointer) throws(NormCacheError) -> SelectionContext {
         SelectionContext(schema: schema, keyRules: keyRules,
-                         variables: try Variables(json: variables, declared: variableDefinitions))
+                         variables: try Variables(json: variables, declared: variableDefinitions, schema: schema))
     }
 }

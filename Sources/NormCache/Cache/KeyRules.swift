@@ -53,10 +53,11 @@ struct KeyRules {
             }
         }
         for type in schema.types.values.sorted(by: { $0.name < $1.name }) where type.kind == .object || type.kind == .interface {
-            let inherited = Set(type.interfaces.flatMap { [$0] + Self.ancestors(of: $0, in: schema) }.compactMap { name in
+            let ancestors = schema.interfaces(of: type.name)
+            let inherited = Set(ancestors.compactMap { name in
                 typePolicies[name].map { "\(name): \($0.keyFields.joined(separator: " "))" }
             })
-            let distinct = Set(type.interfaces.flatMap { [$0] + Self.ancestors(of: $0, in: schema) }.compactMap { typePolicies[$0] })
+            let distinct = Set(ancestors.compactMap { typePolicies[$0] })
             if let own = typePolicies[type.name], distinct.contains(where: { $0 != own }) {
                 throw Self.error("@typePolicy on '\(type.name)' conflicts with the one it inherits (\(inherited.sorted().joined(separator: "; ")))", at: type.location)
             }
@@ -72,7 +73,7 @@ struct KeyRules {
     func policy(for typename: String, declaredType: String?, schema: Schema?) -> TypePolicy? {
         if let own = typePolicies[typename] { return own }
         if let schema, schema.type(named: typename) != nil {
-            for interface in [typename] + Self.ancestors(of: typename, in: schema) {
+            for interface in [typename] + schema.interfaces(of: typename) {
                 if let inherited = typePolicies[interface] { return inherited }
             }
         } else if let declaredType, let inherited = typePolicies[declaredType] {
@@ -83,18 +84,6 @@ struct KeyRules {
             }
         }
         return defaultKeyFields.map { TypePolicy(keyFields: $0, group: nil) }
-    }
-
-    /// Every interface `name` implements, transitively.
-    static func ancestors(of name: String, in schema: Schema) -> [String] {
-        var found: [String] = []
-        var pending = schema.type(named: name)?.interfaces ?? []
-        while let next = pending.popLast() {
-            guard !found.contains(next) else { continue }
-            found.append(next)
-            pending += schema.type(named: next)?.interfaces ?? []
-        }
-        return found
     }
 
     /// The space-separated words of a string argument of a directive.

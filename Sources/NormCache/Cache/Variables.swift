@@ -15,8 +15,11 @@ struct Variables {
     private let defaults: [String: GraphQLValue]
 
     /// Parses the caller's JSON variables (empty: none) for an operation's declared
-    /// variables; anything but a JSON object is an error.
-    init(json bytes: UnsafeRawBufferPointer, declared: [VariableDefinition]) throws(NormCacheError) {
+    /// variables; anything but a JSON object is an error, and so is a declared variable
+    /// that is missing without a default while its type is non-null, or whose value does
+    /// not fit its type (built-in scalars, lists, and with a schema enums and input
+    /// objects; custom scalars take any value).
+    init(json bytes: UnsafeRawBufferPointer, declared: [VariableDefinition], schema: Schema? = nil) throws(NormCacheError) {
         var defaults: [String: GraphQLValue] = [:]
         for variable in declared {
             if let value = variable.defaultValue { defaults[variable.name] = value }
@@ -37,6 +40,52 @@ struct Variables {
         }
         self.document = document
         self.given = given
+        for variable in declared {
+            if let index = given[variable.name] {
+                try Self.check(document, index, against: variable.type, declared: variable.type, name: "$" + variable.name, schema: schema)
+            } else if variable.defaultValue == nil, case .nonNull = variable.type {
+                throw NormCacheError(.invalidArgument, "variable '$\(variable.name)' of type \(GraphQLPrinter.print(variable.type)) is missing")
+            }
+        }
+    }
+
+    /// Checks that the JSON value at `index` fits `type` (GraphQL input coercion: a
+    /// single value stands for a list of one).
+    private static func check(_ document: JSONDocument, _ index: Int, against type: TypeReference, declared: TypeReference,
+                              name: String, schema: Schema?) throws(NormCacheError) {
+        let kind = document.tokens[index].kind
+        func mismatch() -> NormCacheError {
+            NormCacheError(.invalidArgument, "variable '\(name)' must be \(GraphQLPrinter.print(declared)), found \(kind)")
+        }
+        switch type {
+        case .nonNull(let inner):
+            guard kind != .null else { throw mismatch() }
+            try check(document, index, against: inner, declared: declared, name: name, schema: schema)
+        case .list(let inner):
+            guard kind != .null else { return }
+            guard kind == .array else { return try check(document, index, against: inner, declared: declared, name: name, schema: schema) }
+            for (position, element) in document.elements(ofArray: index).enumerated() {
+                try check(document, element, against: inner, declared: declared, name: "\(name)[\(position)]", schema: schema)
+            }
+        case .named(let typeName):
+            guard kind != .null else { return }
+            let isInteger = kind == .number && !document.rawText(index).contains { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }
+            let fits: Bool
+            switch typeName {
+            case "Int": fits = isInteger
+            case "Float": fits = kind == .number
+            case "String": fits = kind == .string
+            case "Boolean": fits = kind == .true || kind == .false
+            case "ID": fits = kind == .string || isInteger
+            default:
+                switch schema?.type(named: typeName)?.kind {
+                case .enum?: fits = kind == .string
+                case .input?: fits = kind == .object
+                default: fits = true
+                }
+            }
+            guard fits else { throw mismatch() }
+        }
     }
 
     /// The value of `name`: given, else its declared default, else nil (absent).

@@ -22,6 +22,8 @@ struct Schema {
 
     /// The types by name.
     private(set) var types: [String: NamedType] = [:]
+    /// The possible object types of each interface and union, computed once.
+    private var possible: [String: Set<String>] = [:]
     /// The root type of each operation kind.
     private(set) var rootTypes: [OperationKind: String] = [.query: "Query", .mutation: "Mutation", .subscription: "Subscription"]
 
@@ -46,24 +48,41 @@ struct Schema {
     /// object, the implementations of an interface, the members of a union.
     func possibleTypes(of name: String) -> Set<String> {
         guard let type = types[name] else { return [] }
-        switch type.kind {
-        case .object: return [name]
-        case .union: return Set(type.unionMembers)
-        case .interface:
-            return Set(types.values.filter { $0.kind == .object && implements($0.name, name) }.map(\.name))
-        default: return []
+        return type.kind == .object ? [name] : possible[name] ?? []
+    }
+
+    /// Fills `possible`: the members of each union, and for each interface the object
+    /// types that implement it, directly or through other interfaces.
+    private mutating func computePossibleTypes() {
+        for type in types.values {
+            switch type.kind {
+            case .union:
+                possible[type.name, default: []].formUnion(type.unionMembers)
+            case .object:
+                for interface in [type.name] + Self.interfaces(of: type.name, in: types) where interface != type.name {
+                    possible[interface, default: []].insert(type.name)
+                }
+            default:
+                break
+            }
         }
     }
 
-    /// Whether `typeName` implements `interface`, directly or through other interfaces.
-    func implements(_ typeName: String, _ interface: String) -> Bool {
-        var seen: Set<String> = []
-        var pending = types[typeName]?.interfaces ?? []
+    /// Every interface `name` implements, transitively.
+    private static func interfaces(of name: String, in types: [String: NamedType]) -> [String] {
+        var found: [String] = []
+        var pending = types[name]?.interfaces ?? []
         while let next = pending.popLast() {
-            if next == interface { return true }
-            if seen.insert(next).inserted { pending += types[next]?.interfaces ?? [] }
+            guard !found.contains(next) else { continue }
+            found.append(next)
+            pending += types[next]?.interfaces ?? []
         }
-        return false
+        return found
+    }
+
+    /// Every interface `typeName` implements, directly or through other interfaces.
+    func interfaces(of typeName: String) -> [String] {
+        Self.interfaces(of: typeName, in: types)
     }
 
     /// Whether a selection on `parent` may hold a fragment on `condition`: their
@@ -117,6 +136,7 @@ extension Schema {
             try add(type)
         }
         try validateReferences()
+        computePossibleTypes()
     }
 
     private mutating func add(_ definition: TypeDefinition) throws(NormCacheError) {
