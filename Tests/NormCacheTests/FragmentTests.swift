@@ -20,11 +20,11 @@ import Testing
         let changed = try test.cache.writeFragment(fragment, key: "Dog:1", data: #"{"name": "Rex", "owner": {"__typename": "User", "id": "7", "name": "Ann"}}"#)
         #expect(changed == ["User:7.id", "User:7.name", "User:7.__typename", "Dog:1.name", "Dog:1.owner"])
         #expect(try test.cache.record("Dog:1") == #"{"name":"Rex","owner":{"$reference":"User:7"}}"#)
-        #expect(try test.cache.readFragment(fragment, key: "Dog:1") == #"{"name":"Rex","owner":{"id":"7","name":"Ann"}}"#)
-        #expect(try test.cache.readFragment(fragment, key: "Dog:2") == "MISS 2")
+        #expect(try test.cache.readFragmentText(fragment, key: "Dog:1") == #"{"name":"Rex","owner":{"id":"7","name":"Ann"}}"#)
+        #expect(try test.cache.readFragmentText(fragment, key: "Dog:2") == "MISS 2")
         let query = try test.cache.prepare(#"{ dog(id: "1") { name } }"#)
         #expect(throws: NormCacheError(.invalidArgument, "'DogParts' is a fragment: use it with readFragment or writeFragment")) {
-            try test.cache.read(fragment)
+            try test.cache.readText(fragment)
         }
         #expect(throws: NormCacheError(.invalidArgument, "'the operation' is an operation, not a fragment: read it with read")) {
             try test.cache.readFragment(query, key: "Dog:1")
@@ -40,7 +40,7 @@ import Testing
         let a = try test.cache.prepare(document, name: "A")
         #expect(a.document == "fragment A on Dog {\n  name\n  ...B\n  __typename\n}\n\nfragment B on Dog {\n  id\n  __typename\n}")
         _ = try test.cache.writeFragment(a, key: "Dog:9", data: #"{"name": "Fido", "id": "9"}"#)
-        #expect(try test.cache.readFragment(a, key: "Dog:9") == #"{"name":"Fido","id":"9"}"#)
+        #expect(try test.cache.readFragmentText(a, key: "Dog:9") == #"{"name":"Fido","id":"9"}"#)
         #expect(throws: NormCacheError(.document, "GraphQL error at line 1, column 28: fragment 'B' is never used")) {
             try test.cache.prepare("fragment A on Dog { name } fragment B on Dog { id }", name: "A")
         }

@@ -125,8 +125,8 @@ import Testing
             (#"{"id": "1", "f": true}"#, "variable '$f' must be [Float!], found true"),
         ]
         for (variables, message) in cases {
-            #expect(throws: NormCacheError(.invalidArgument, message)) { try test.cache.read(op, variables: variables) }
+            #expect(throws: NormCacheError(.invalidArgument, message)) { try test.cache.readText(op, variables: variables) }
         }
-        #expect(try test.cache.read(op, variables: #"{"id": 7, "n": 2, "e": "JEDI", "f": 1.5}"#).hasPrefix("MISS"))
+        #expect(try test.cache.readText(op, variables: #"{"id": 7, "n": 2, "e": "JEDI", "f": 1.5}"#).hasPrefix("MISS"))
     }
 }

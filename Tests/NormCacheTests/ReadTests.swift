@@ -22,34 +22,34 @@ import Testing
     @Test func whatWasWrittenReadsBackExactly() throws {
         let test = try starWarsCache()
         let op = try test.cache.prepare("{ hero { id name friends { id name } } }")
-        #expect(try test.cache.read(op) == #"{"hero":{"id":"2001","name":"R2-D2","friends":[{"id":"1000","name":"Luke"},null,{"id":"3000","name":"BB-8"}]}}"#)
+        #expect(try test.cache.readText(op) == #"{"hero":{"id":"2001","name":"R2-D2","friends":[{"id":"1000","name":"Luke"},null,{"id":"3000","name":"BB-8"}]}}"#)
         let aliased = try test.cache.prepare("{ r2: hero { n: name __typename } }")
-        #expect(try test.cache.read(aliased) == #"{"r2":{"n":"R2-D2","__typename":"Droid"}}"#)
+        #expect(try test.cache.readText(aliased) == #"{"r2":{"n":"R2-D2","__typename":"Droid"}}"#)
     }
 
     @Test func missesListTheirPaths() throws {
         let test = try starWarsCache()
         let op = try test.cache.prepare("{ hero { name appearsIn friends { name appearsIn } } human(id: \"1\") { name } }")
-        #expect(try test.cache.read(op) == "MISS [\"hero.appearsIn\", \"hero.friends.0.appearsIn\", \"hero.friends.2.appearsIn\", \"human\"]")
-        #expect(try test.cache.read(op, partial: true) == "MISS [\"hero.appearsIn\", \"hero.friends.0.appearsIn\", \"hero.friends.2.appearsIn\", \"human\"] {\"hero\":{\"name\":\"R2-D2\",\"appearsIn\":null,\"friends\":[{\"name\":\"Luke\",\"appearsIn\":null},null,{\"name\":\"BB-8\",\"appearsIn\":null}]},\"human\":null}")
+        #expect(try test.cache.readText(op) == "MISS [\"hero.appearsIn\", \"hero.friends.0.appearsIn\", \"hero.friends.2.appearsIn\", \"human\"]")
+        #expect(try test.cache.readText(op, partial: true) == "MISS [\"hero.appearsIn\", \"hero.friends.0.appearsIn\", \"hero.friends.2.appearsIn\", \"human\"] {\"hero\":{\"name\":\"R2-D2\",\"appearsIn\":null,\"friends\":[{\"name\":\"Luke\",\"appearsIn\":null},null,{\"name\":\"BB-8\",\"appearsIn\":null}]},\"human\":null}")
     }
 
     @Test func aMissingRecordIsMissedAtItsReference() throws {
         let test = try starWarsCache()
         #expect(try test.cache.remove("Human:1000"))
         let op = try test.cache.prepare("{ hero { friends { name } } }")
-        #expect(try test.cache.read(op) == "MISS [\"hero.friends.0\"]")
+        #expect(try test.cache.readText(op) == "MISS [\"hero.friends.0\"]")
         let empty = try TestCache()
         let root = try empty.cache.prepare("{ hero { name } droid { id } }")
-        #expect(try empty.cache.read(root) == "MISS [\"hero\", \"droid\"]")
+        #expect(try empty.cache.readText(root) == "MISS [\"hero\", \"droid\"]")
     }
 
     @Test func fieldPoliciesResolveStraightToRecords() throws {
         let test = try starWarsCache()
         let one = try test.cache.prepare(#"{ droid(id: "3000") { name } }"#)
-        #expect(try test.cache.read(one) == #"{"droid":{"name":"BB-8"}}"#)
+        #expect(try test.cache.readText(one) == #"{"droid":{"name":"BB-8"}}"#)
         let missing = try test.cache.prepare(#"{ droid(id: "9") { name } }"#)
-        #expect(try test.cache.read(missing) == "MISS [\"droid\"]")
+        #expect(try test.cache.readText(missing) == "MISS [\"droid\"]")
     }
 
     @Test func listKeyArgumentsGiveOneRecordEach() throws {
@@ -62,17 +62,17 @@ import Testing
         """)
         _ = try test.cache.put(json: #"{"Dog:pet+1": {"name": "Rex"}, "Dog:pet+2": {"name": "Fido"}}"#)
         let op = try test.cache.prepare(#"query ($ids: [ID!]!) { dogs(ids: $ids, kind: "pet") { name } }"#)
-        #expect(try test.cache.read(op, variables: #"{"ids": ["1", "2"]}"#) == #"{"dogs":[{"name":"Rex"},{"name":"Fido"}]}"#)
-        #expect(try test.cache.read(op, variables: #"{"ids": ["2", "3"]}"#) == "MISS [\"dogs.1\"]")
+        #expect(try test.cache.readText(op, variables: #"{"ids": ["1", "2"]}"#) == #"{"dogs":[{"name":"Rex"},{"name":"Fido"}]}"#)
+        #expect(try test.cache.readText(op, variables: #"{"ids": ["2", "3"]}"#) == "MISS [\"dogs.1\"]")
     }
 
     @Test func storedNullIsDataAndNonNullNullIsAnError() throws {
         let test = try TestCache()
         try test.cache.loadSchema("type Query { a: String b: String! }")
         _ = try test.cache.put(json: #"{"QUERY_ROOT": {"a": null, "b": null}}"#)
-        #expect(try test.cache.read(test.cache.prepare("{ a }")) == #"{"a":null}"#)
+        #expect(try test.cache.readText(test.cache.prepare("{ a }")) == #"{"a":null}"#)
         #expect(throws: NormCacheError(.data, "the cache holds null at b, a non-null position")) {
-            try test.cache.read(test.cache.prepare("{ b }"))
+            try test.cache.readText(test.cache.prepare("{ b }"))
         }
     }
 
@@ -80,7 +80,7 @@ import Testing
         let test = try TestCache()
         let op = try test.cache.prepare("{ n big s scalar }")
         _ = try test.cache.write(op, #"{"data": {"n": 1.0, "big": 12345678901234567890, "s": "caf\u00e9", "scalar": {"b": [1, {"c": null}], "a": true}}}"#)
-        #expect(try test.cache.read(op) == #"{"n":1.0,"big":12345678901234567890,"s":"café","scalar":{"b":[1,{"c":null}],"a":true}}"#)
+        #expect(try test.cache.readText(op) == #"{"n":1.0,"big":12345678901234567890,"s":"café","scalar":{"b":[1,{"c":null}],"a":true}}"#)
     }
 
     @Test func mutationsHaveTheirOwnRoot() throws {
@@ -89,6 +89,6 @@ import Testing
         let op = try test.cache.prepare(#"mutation { rename(id: "1", name: "X") { id name } }"#)
         #expect(try test.cache.write(op, #"{"data": {"rename": {"__typename": "Human", "id": "1", "name": "X"}}}"#)
             == ["Human:1.id", "Human:1.name", "Human:1.__typename", "MUTATION_ROOT.rename(id:1,name:X)"])
-        #expect(try test.cache.read(op) == #"{"rename":{"id":"1","name":"X"}}"#)
+        #expect(try test.cache.readText(op) == #"{"rename":{"id":"1","name":"X"}}"#)
     }
 }
