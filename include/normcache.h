@@ -349,9 +349,8 @@ typedef struct normcache_key normcache_key;
  * __typename) and a view of the object (normcache_object_member). To give the object
  * a key, call normcache_key_set; to leave it to the other rules, don't. Return
  * NORMCACHE_OK; any other value fails the write with NORMCACHE_ECALLBACK, and nothing
- * is written. The callback runs on the thread of the call; it may call the library,
- * but not write to the same cache (the write in progress holds no transaction yet, so
- * reads work).
+ * is written. The callback runs on the thread of the call and may call the library,
+ * reads and writes alike: normalizing happens before the write takes its transaction.
  */
 typedef int (*normcache_key_resolver)(void *context, const char *typename_, size_t typename_len,
                                       const normcache_object *object, normcache_key *key);
