@@ -167,7 +167,7 @@ private struct MergeChecker {
         switch value {
         case .variable(let name): return "$" + name
         case .int(let text), .float(let text), .enumValue(let text): return text
-        case .string(let text): return quoted(text)
+        case .string(let text): return GraphQLPrinter.quoted(text)
         case .boolean(let flag): return flag ? "true" : "false"
         case .null: return "null"
         case .list(let items): return "[" + items.map(printed).joined(separator: ", ") + "]"
@@ -177,22 +177,4 @@ private struct MergeChecker {
         }
     }
 
-    /// A GraphQL string literal: quotes, backslashes and control characters escaped.
-    private func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
 }

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import operator
 import os
-import threading
 from ctypes import byref, c_uint64, c_void_p
-from types import TracebackType
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Type, Union
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
 
 from ._library import KEY_RESOLVER, MISS, NOTFOUND, READ_PARTIAL, call_with_buffer, lib
-from .errors import CacheMiss, ClosedError, InvalidArgumentError
+from .errors import CacheMiss, InvalidArgumentError
+from .managed import ManagedHandle
 from .operation import Operation
 from .resolver import KeyResolver, trampoline
 
@@ -70,8 +69,10 @@ def _operation_handle(op: Operation) -> int:
     return op._live_handle()
 
 
-class Cache:
+class Cache(ManagedHandle):
     """An open cache file. Threads may share it; close it with close() or a `with` block."""
+
+    kind = "cache"
 
     def __init__(
         self,
@@ -89,8 +90,7 @@ class Cache:
         read_only (bool), map_size (bytes), max_readers (int). Any other keyword is passed
         on too, and the library rejects it with InvalidArgumentError.
         """
-        self._handle: Optional[int] = None
-        self._lock = threading.Lock()
+        super().__init__(None, lib.normcache_close)
         encoded_path = os.fsencode(path)
         encoded_options = json.dumps(options).encode("utf-8") if options else b""
         handle = c_void_p()
@@ -110,18 +110,6 @@ class Cache:
         except BaseException:
             self.close()
             raise
-
-    @property
-    def closed(self) -> bool:
-        """Whether close() has been called."""
-        return self._handle is None
-
-    def _live_handle(self) -> int:
-        """The handle; ClosedError after close()."""
-        handle = self._handle
-        if handle is None:
-            raise ClosedError(-1, "the cache is closed")
-        return handle
 
     def put(self, records: Records) -> List[str]:
         """Merge records field by field in one atomic write; return the changed
@@ -241,14 +229,14 @@ class Cache:
 
     def _read(self, op: Operation, variables: Variables, partial: bool) -> bytes:
         """The data JSON of `op` from the cache; CacheMiss when some of it is missing."""
+        return self._data_or_miss(lib.normcache_read, [_operation_handle(op)], variables, partial)
+
+    def _data_or_miss(self, function: Any, leading: List[Any], variables: Variables, partial: bool) -> bytes:
+        """Calls a read function (cache, *leading, variables, flags, out, out_len); returns the
+        data JSON, or raises CacheMiss with the missing paths (and partial data)."""
         encoded_variables, variables_len = _encode_variables(variables)
         status, buffer = call_with_buffer(
-            lib.normcache_read,
-            self._live_handle(),
-            _operation_handle(op),
-            encoded_variables,
-            variables_len,
-            READ_PARTIAL if partial else 0,
+            function, self._live_handle(), *leading, encoded_variables, variables_len, READ_PARTIAL if partial else 0
         )
         if status == MISS:
             answer = json.loads(buffer)
@@ -285,21 +273,8 @@ class Cache:
         Raises CacheMiss, as read() does, when anything the fragment selects is missing.
         """
         encoded_key = _encode_key(key, "key")
-        encoded_variables, variables_len = _encode_variables(variables)
-        status, buffer = call_with_buffer(
-            lib.normcache_read_fragment,
-            self._live_handle(),
-            _operation_handle(fragment),
-            encoded_key,
-            len(encoded_key),
-            encoded_variables,
-            variables_len,
-            READ_PARTIAL if partial else 0,
-        )
-        if status == MISS:
-            answer = json.loads(buffer)
-            raise CacheMiss(answer["missing"], answer["data"])
-        data: Dict[str, Any] = json.loads(buffer)
+        leading = [_operation_handle(fragment), encoded_key, len(encoded_key)]
+        data: Dict[str, Any] = json.loads(self._data_or_miss(lib.normcache_read_fragment, leading, variables, partial))
         return data
 
     def write_fragment(
@@ -324,31 +299,3 @@ class Cache:
         changed: List[str] = json.loads(buffer)
         return changed
 
-    def close(self) -> None:
-        """Close the cache, after calls in progress on other threads finish; again does nothing."""
-        with self._lock:
-            handle, self._handle = self._handle, None
-        if handle is not None:
-            lib.normcache_close(handle)
-
-    def __enter__(self) -> Cache:
-        """The cache itself, closed when the block ends."""
-        return self
-
-    def __exit__(
-        self,
-        kind: Optional[Type[BaseException]],
-        error: Optional[BaseException],
-        traceback: Optional[TracebackType],
-    ) -> None:
-        """Close the cache."""
-        self.close()
-
-    def __del__(self) -> None:
-        """Close quietly a cache that was not closed."""
-        if getattr(self, "_handle", None) is None:
-            return
-        try:
-            self.close()
-        except Exception:  # noqa: BLE001 - a finalizer must not raise
-            pass
