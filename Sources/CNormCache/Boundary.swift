@@ -64,6 +64,20 @@ enum Boundary {
         }
     }
 
+    /// Checks an optional output pair: both NULL (not wanted) or both given.
+    static func allow(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
+                      _ parameter: String) throws(NormCacheError) {
+        if out != nil { try require(out, outLength, parameter) }
+    }
+
+    /// Whether read `flags` ask for partial data; unknown flags are an error.
+    static func partial(_ flags: UInt32) throws(NormCacheError) -> Bool {
+        guard flags & ~NORMCACHE_READ_PARTIAL == 0 else {
+            throw NormCacheError(.invalidArgument, "unknown read flags 0x\(String(flags, radix: 16))")
+        }
+        return flags & NORMCACHE_READ_PARTIAL != 0
+    }
+
     /// Hands `bytes` to the caller as a malloc'd, NUL-terminated buffer that
     /// `normcache_free` releases.
     static func output(_ bytes: [UInt8], _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,

@@ -78,7 +78,7 @@ public func normcache_write(_ cache: OpaquePointer?, _ op: OpaquePointer?,
                             _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     Boundary.clear(outChanged, outLength)
     return Boundary.run { () throws(NormCacheError) in
-        if outChanged != nil { try Boundary.require(outChanged, outLength, "out_changed") }
+        try Boundary.allow(outChanged, outLength, "out_changed")
         let open = try caches.object(cache)
         let operation = try operations.object(op)
         let changed = try open.write(operation, variables: Boundary.input(variables, variablesLength, "variables_json"),
@@ -96,11 +96,11 @@ public func normcache_read(_ cache: OpaquePointer?, _ op: OpaquePointer?,
     Boundary.clear(outJSON, outLength)
     return Boundary.run { () throws(NormCacheError) in
         try Boundary.require(outJSON, outLength, "out_json")
-        guard flags & ~NORMCACHE_READ_PARTIAL == 0 else { throw NormCacheError(.invalidArgument, "unknown read flags 0x\(String(flags, radix: 16))") }
+        let partial = try Boundary.partial(flags)
         let open = try caches.object(cache)
         let operation = try operations.object(op)
         let result = try open.read(operation, variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                   partial: flags & NORMCACHE_READ_PARTIAL != 0)
+                                   partial: partial)
         return try Boundary.output(result, outJSON, outLength)
     }
 }
@@ -113,12 +113,12 @@ public func normcache_read_fragment(_ cache: OpaquePointer?, _ fragment: OpaqueP
     Boundary.clear(outJSON, outLength)
     return Boundary.run { () throws(NormCacheError) in
         try Boundary.require(outJSON, outLength, "out_json")
-        guard flags & ~NORMCACHE_READ_PARTIAL == 0 else { throw NormCacheError(.invalidArgument, "unknown read flags 0x\(String(flags, radix: 16))") }
+        let partial = try Boundary.partial(flags)
         let open = try caches.object(cache)
         let prepared = try operations.object(fragment)
         let result = try open.readFragment(prepared, key: Boundary.text(key, keyLength, "key"),
                                            variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                           partial: flags & NORMCACHE_READ_PARTIAL != 0)
+                                           partial: partial)
         return try Boundary.output(result, outJSON, outLength)
     }
 }
@@ -131,7 +131,7 @@ public func normcache_write_fragment(_ cache: OpaquePointer?, _ fragment: Opaque
                                      _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     Boundary.clear(outChanged, outLength)
     return Boundary.run { () throws(NormCacheError) in
-        if outChanged != nil { try Boundary.require(outChanged, outLength, "out_changed") }
+        try Boundary.allow(outChanged, outLength, "out_changed")
         let open = try caches.object(cache)
         let prepared = try operations.object(fragment)
         let changed = try open.writeFragment(prepared, key: Boundary.text(key, keyLength, "key"),

@@ -63,7 +63,7 @@ public func normcache_put(_ cache: OpaquePointer?, _ records: UnsafePointer<CCha
                           _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     Boundary.clear(outChanged, outLength)
     return Boundary.run { () throws(NormCacheError) in
-        if outChanged != nil { try Boundary.require(outChanged, outLength, "out_changed") }
+        try Boundary.allow(outChanged, outLength, "out_changed")
         let open = try caches.object(cache)
         let changed = try open.put(json: Boundary.input(records, recordsLength, "records_json"))
         try Boundary.output(JSONEncoding.stringArray(changed), outChanged, outLength)
