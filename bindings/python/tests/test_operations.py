@@ -789,3 +789,28 @@ def test_an_exception_in_a_key_resolver_is_a_callback_error(cache: normcache.Cac
     cache.set_key_resolver(None)
     with cache.prepare("{ a { b } }") as op:
         assert cache.write(op, {"data": {"a": {"b": 1}}}) == ["QUERY_ROOT.a.b", "QUERY_ROOT.a"]
+
+
+def test_large_legitimate_input_simply_works(cache: normcache.Cache) -> None:
+    """A list of a million objects (a response of about 100 MB) and a 6,000-line schema."""
+    cache.configure({"defaultKeyFields": ["id"]})
+    count = 1_000_000
+    items = [{"__typename": "Item", "id": i, "name": f"item {i}", "tags": ["a", "b"], "score": i} for i in range(count)]
+    response = json.dumps({"data": {"items": items}}).encode()
+    assert len(response) > 80_000_000
+    with cache.prepare("{ items { id name tags score } }") as op:
+        changed = cache.write(op, response)
+        assert len(changed) == 5 * count + 1
+        data = cache.read(op)
+    assert len(data["items"]) == count
+    assert data["items"][123_456] == {"id": 123_456, "name": "item 123456", "tags": ["a", "b"], "score": 123_456}
+    assert cache.get("Item:999999") == {"__typename": "Item", "id": 999_999, "name": "item 999999", "tags": ["a", "b"], "score": 999_999}
+
+    types = [f"type T{i} implements Node {{\n  id: ID!\n  name: String\n  next: T{(i + 1) % 1500}\n}}" for i in range(1500)]
+    sdl = "interface Node { id: ID! }\ntype Query { first: T0 }\n" + "\n".join(types) + '\nextend interface Node @typePolicy(keyFields: "id")'
+    assert sdl.count("\n") > 6000
+    cache.load_schema(sdl)
+    with cache.prepare("{ first { name next { name } } }") as op:
+        assert op.document == "{\n  first {\n    name\n    next {\n      name\n      id\n      __typename\n    }\n    id\n    __typename\n  }\n}"
+        cache.write(op, {"data": {"first": {"__typename": "T0", "id": "a", "name": "A", "next": {"__typename": "T1", "id": "b", "name": "B"}}}})
+        assert cache.read(op) == {"first": {"name": "A", "next": {"name": "B"}}}
