@@ -43,8 +43,8 @@ struct KeyRules {
                         throw Self.error("@fieldPolicy on '\(type.name)' names no field of '\(type.name)'", at: directive.location)
                     }
                     let keyArgs = try Self.words(directive, "keyArgs", type: type.name)
-                    for argument in keyArgs where !definition.arguments.contains(where: { $0.name == argument }) {
-                        throw Self.error("key argument '\(argument)' of @fieldPolicy is not an argument of '\(type.name).\(field[0])'", at: directive.location)
+                    for path in keyArgs where !Self.isArgumentPath(path, of: definition, in: schema) {
+                        throw Self.error("key argument '\(path)' of @fieldPolicy is not an argument of '\(type.name).\(field[0])'", at: directive.location)
                     }
                     fieldPolicies[type.name + "." + field[0]] = keyArgs
                 default:
@@ -65,6 +65,19 @@ struct KeyRules {
                 throw Self.error("'\(type.name)' inherits conflicting @typePolicy key fields (\(inherited.sorted().joined(separator: "; ")))", at: type.location)
             }
         }
+    }
+
+    /// Whether `path` (`id`, or `input.id` into input objects) names an argument of
+    /// `field`, and then input fields of the argument's input object types.
+    private static func isArgumentPath(_ path: String, of field: FieldDefinition, in schema: Schema) -> Bool {
+        let segments = path.split(separator: ".").map(String.init)
+        guard let first = segments.first, var current = field.arguments.first(where: { $0.name == first })?.type else { return false }
+        for segment in segments.dropFirst() {
+            guard let input = schema.type(named: current.namedType), input.kind == .input,
+                  let next = input.fields[segment] else { return false }
+            current = next.type
+        }
+        return true
     }
 
     /// The policy for an object of `typename`: its own, else one inherited from an

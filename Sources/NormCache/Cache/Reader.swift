@@ -137,27 +137,27 @@ struct Reader {
     }
 
     /// The record keys a field policy (`@fieldPolicy(forField:, keyArgs:)`) gives a
-    /// field: `<declared type or group>:<key arguments joined by +>`, one per element
-    /// when a key argument is a list; nil when no policy applies or the schema does not
-    /// say the field's type.
+    /// field: `<declared type or group>:<key arguments joined by +>`. A key argument may
+    /// be a path into an input object (`input.id`); one key argument may pass through a
+    /// list (`ids`, or `inputs.id` over a list of input objects), giving one key per
+    /// element. Nil when no policy applies, the schema does not say the field's type, or
+    /// the arguments do not give every part.
     private func policyKeys(_ field: PlannedField, parentTypename: String?) -> PolicyKeys? {
         guard let parentTypename, let keyArgs = context.keyRules.fieldPolicies[parentTypename + "." + field.name],
               let declared = field.type?.namedType else { return nil }
         let group = context.keyRules.policy(for: declared, declaredType: nil, schema: context.schema)?.group ?? declared
         var parts: [[String]] = []
         var listPosition: Int?
-        for name in keyArgs {
-            guard let argument = field.arguments.first(where: { $0.name == name }),
-                  let value = ArgumentValue(argument.value, context.variables) else { return nil }
-            switch value {
-            case .list(let items):
+        for path in keyArgs {
+            let segments = path.split(separator: ".").map(String.init)
+            guard let first = segments.first, let argument = field.arguments.first(where: { $0.name == first }),
+                  let value = ArgumentValue(argument.value, context.variables),
+                  let extracted = Self.keyParts(value, segments.dropFirst()) else { return nil }
+            if extracted.isList {
                 guard listPosition == nil else { return nil }
                 listPosition = parts.count
-                parts.append(items.compactMap(Self.keyPart))
-            default:
-                guard let part = Self.keyPart(value) else { return nil }
-                parts.append([part])
             }
+            parts.append(extracted.parts)
         }
         guard let listPosition else { return .single(group + ":" + parts.map { $0[0] }.joined(separator: "+")) }
         return .list(parts[listPosition].map { element in
@@ -165,6 +165,22 @@ struct Reader {
             row[listPosition] = element
             return group + ":" + row.joined(separator: "+")
         })
+    }
+
+    /// The key parts at `path` inside an argument value: one, or one per element when the
+    /// path crosses (or ends at) one list; nil when a part is missing or not a scalar.
+    private static func keyParts(_ value: ArgumentValue, _ path: ArraySlice<String>) -> (parts: [String], isList: Bool)? {
+        if case .list(let items) = value {
+            var parts: [String] = []
+            for item in items {
+                guard let inner = keyParts(item, path), !inner.isList, let part = inner.parts.first else { return nil }
+                parts.append(part)
+            }
+            return (parts, true)
+        }
+        guard let name = path.first else { return keyPart(value).map { ([$0], false) } }
+        guard case .object(let fields) = value, let member = fields.first(where: { $0.name == name }) else { return nil }
+        return keyParts(member.value, path.dropFirst())
     }
 
     private static func keyPart(_ value: ArgumentValue) -> String? {
