@@ -24,16 +24,25 @@ struct SelectionContext {
     let variables: Variables
 
     /// The fields `plan` selects on an object of `typename` (nil: unknown) found where
-    /// the schema expects `parentType`, in document order.
-    func collect(_ plan: SelectionPlan, typename: String?, parentType: String?) throws(NormCacheError) -> [CollectedField] {
+    /// the schema expects `parentType`, in document order. `undecided` is set when a
+    /// type condition could not be decided for want of a typename (its fields are left
+    /// out).
+    func collect(_ plan: SelectionPlan, typename: String?, parentType: String?,
+                 undecided: inout Bool) throws(NormCacheError) -> [CollectedField] {
         var collected: [CollectedField] = []
         var positions: [String: Int] = [:]
-        try collect(plan, typename: typename, parentType: parentType, into: &collected, positions: &positions)
+        try collect(plan, typename: typename, parentType: parentType, into: &collected, positions: &positions, undecided: &undecided)
         return collected
     }
 
-    private func collect(_ plan: SelectionPlan, typename: String?, parentType: String?,
-                         into collected: inout [CollectedField], positions: inout [String: Int]) throws(NormCacheError) {
+    /// `collect(_:typename:parentType:undecided:)` where undecided conditions do not matter.
+    func collect(_ plan: SelectionPlan, typename: String?, parentType: String?) throws(NormCacheError) -> [CollectedField] {
+        var undecided = false
+        return try collect(plan, typename: typename, parentType: parentType, undecided: &undecided)
+    }
+
+    private func collect(_ plan: SelectionPlan, typename: String?, parentType: String?, into collected: inout [CollectedField],
+                         positions: inout [String: Int], undecided: inout Bool) throws(NormCacheError) {
         for item in plan.items {
             switch item {
             case .field(let field):
@@ -46,9 +55,14 @@ struct SelectionContext {
                     collected.append(CollectedField(field: field, plans: field.plan.map { [$0] } ?? [], isAdded: field.isAdded))
                 }
             case .group(let condition, let conditions, let subplan):
-                guard try allHold(conditions),
-                      matches(condition, typename: typename, parentType: parentType) else { continue }
-                try collect(subplan, typename: typename, parentType: parentType, into: &collected, positions: &positions)
+                guard try allHold(conditions) else { continue }
+                guard let applies = matches(condition, typename: typename, parentType: parentType) else {
+                    undecided = true
+                    continue
+                }
+                guard applies else { continue }
+                try collect(subplan, typename: typename, parentType: parentType, into: &collected, positions: &positions,
+                            undecided: &undecided)
             }
         }
     }
@@ -58,13 +72,13 @@ struct SelectionContext {
         return true
     }
 
-    /// Whether a type condition applies to an object: always without a condition; else
-    /// when the object's typename is the condition or one of its possible types (from
-    /// the schema, or the configured possible types); an object of unknown typename
-    /// matches only a condition on the type the schema expects there.
-    func matches(_ condition: String?, typename: String?, parentType: String?) -> Bool {
-        guard let condition else { return true }
-        guard let typename else { return condition == parentType }
+    /// Whether a type condition applies to an object: always without a condition or on
+    /// the type expected there; else when the object's typename is the condition or one
+    /// of its possible types (from the schema, or the configured possible types); nil
+    /// when the object's typename is unknown, so it cannot be told.
+    func matches(_ condition: String?, typename: String?, parentType: String?) -> Bool? {
+        guard let condition, condition != parentType else { return true }
+        guard let typename else { return nil }
         if condition == typename { return true }
         if let schema, schema.type(named: condition) != nil { return schema.possibleTypes(of: condition).contains(typename) }
         return keyRules.possibleTypes[condition]?.contains(typename) ?? false

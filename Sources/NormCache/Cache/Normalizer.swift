@@ -49,7 +49,7 @@ struct Normalizer {
                        path: fieldPath, into: &value)
             own.append((Array(storageKey.utf8), value))
         }
-        for name in keyFields where !fields.contains(where: { $0.field.responseKey == name && $0.field.name == name }) {
+        for name in keyFields where !fields.contains(where: { $0.field.responseKey == name }) {
             guard let member = response.member(name.utf8, ofObject: index) else { continue }
             var value: [UInt8] = []
             try FieldValue.encode(response, member, into: &value, context: "response path \(path.appending(.key(name)))")
@@ -92,7 +92,7 @@ struct Normalizer {
         case .object where plan != nil:
             guard let plan else { return }
             let typename = try self.typename(of: index, declared: expected?.namedType, path: path)
-            let keyed = try recordKey(of: index, typename: typename, declaredType: expected?.namedType, path: path)
+            let keyed = try recordKey(of: index, plan: plan, typename: typename, declaredType: expected?.namedType, path: path)
             let key = keyed?.key ?? storagePath
             try object(index, plan: plan, recordKey: key, typename: typename, parentType: expected?.namedType ?? typename, path: path,
                        keyFields: keyed?.fields ?? [])
@@ -111,7 +111,12 @@ struct Normalizer {
             guard response.tokens[member].kind == .string else {
                 throw error(path.appending(.key("__typename")), "__typename must be a string, found \(response.tokens[member].kind)")
             }
-            return String(decoding: response.stringBytes(member), as: UTF8.self)
+            let typename = String(decoding: response.stringBytes(member), as: UTF8.self)
+            if let declared, let schema = context.schema, schema.type(named: declared) != nil, schema.type(named: typename) != nil,
+               !schema.possibleTypes(of: declared).contains(typename) {
+                throw error(path.appending(.key("__typename")), "'\(typename)' is not a possible type of \(declared)")
+            }
+            return typename
         }
         if let declared, context.schema?.type(named: declared)?.kind == .object { return declared }
         return nil
@@ -122,8 +127,9 @@ struct Normalizer {
     /// `<group>:<id>` with the id made of the
     /// key fields' values (strings as they are, numbers as written; `\` and `+`
     /// escaped, joined with `+`); nil when a key field is missing or not a string or
-    /// number, or no rule applies.
-    private func recordKey(of index: Int, typename: String?, declaredType: String?, path: ResponsePath) throws(NormCacheError) -> (key: String, fields: [String])? {
+    /// number, or its response key belongs to another field (an alias), or no rule applies.
+    private func recordKey(of index: Int, plan: SelectionPlan, typename: String?, declaredType: String?,
+                           path: ResponsePath) throws(NormCacheError) -> (key: String, fields: [String])? {
         if let resolver = context.keyRules.resolver {
             let answer: CacheKeyInfo?
             do {
@@ -144,6 +150,8 @@ struct Normalizer {
               let policy = context.keyRules.policy(for: typename, declaredType: declaredType, schema: context.schema) else { return nil }
         var parts: [String] = []
         for field in policy.keyFields {
+            // A response key that an alias or a field with arguments owns is not the key field.
+            if let owner = plan.field(withResponseKey: field), owner.name != field || !owner.arguments.isEmpty { return nil }
             guard let member = response.member(field.utf8, ofObject: index) else { return nil }
             switch response.tokens[member].kind {
             case .string: parts.append(Self.escapeKeyPart(String(decoding: response.stringBytes(member), as: UTF8.self)))
@@ -156,12 +164,12 @@ struct Normalizer {
 
     /// A key field value with `\` written `\\` and `+` written `\+`.
     static func escapeKeyPart(_ value: String) -> String {
-        var escaped = ""
-        for character in value {
-            if character == "\\" || character == "+" { escaped.append("\\") }
-            escaped.append(character)
+        var escaped = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            if scalar == "\\" || scalar == "+" { escaped.append("\\") }
+            escaped.append(scalar)
         }
-        return escaped
+        return String(escaped)
     }
 
     private static func describe(_ type: TypeReference?) -> String {

@@ -10,6 +10,12 @@ struct Reader {
     private(set) var missing: [ResponsePath] = []
     /// The data read so far, as JSON.
     private(set) var out: [UInt8] = []
+    private var depth = 0
+
+    /// The deepest data a read returns (the JSON limit of what reads it back).
+    static let maximumDepth = JSONDocument.maxDepth
+    /// The largest data a read returns.
+    static let maximumOutput = 1 << 30
 
     init(context: SelectionContext, txn: StoreTransaction) {
         self.context = context
@@ -26,20 +32,26 @@ struct Reader {
 
     private mutating func object(_ key: UnsafeRawBufferPointer, plan: SelectionPlan, parentType: String?, path: ResponsePath,
                                  isRoot: Bool = false, rootTyped: Bool = false) throws(NormCacheError) {
-        // A root record never written reads as one without fields (field policies may
-        // still resolve); any other missing record is missing at its reference.
+        // An operation's root record never written reads as one without fields (field
+        // policies may still resolve); any other missing record is missing at its
+        // reference (a fragment's, at the root of its data).
+        try enter(path)
+        defer { depth -= 1 }
         var record: RecordView?
         if let stored = try txn.record(key) {
             guard let view = RecordView(stored) else { throw txn.damaged(key) }
             record = view
-        } else if !isRoot {
+        } else if !(isRoot && rootTyped) {
             missing.append(path)
             out.append(contentsOf: "null".utf8)
             return
         }
         let typename = try record.flatMap { (record) throws(NormCacheError) in try storedTypename(record, key) }
             ?? (rootTyped ? parentType : declaredObjectType(parentType))
-        let fields = try context.collect(plan, typename: typename, parentType: parentType).filter { !$0.isAdded }
+        var undecided = false
+        let fields = try context.collect(plan, typename: typename, parentType: parentType, undecided: &undecided).filter { !$0.isAdded }
+        // A type condition the record cannot answer without its __typename: missing data.
+        if undecided { missing.append(path.appending(.key("__typename"))) }
         out.append(UInt8(ascii: "{"))
         for (position, collected) in fields.enumerated() {
             let field = collected.field
@@ -89,7 +101,14 @@ struct Reader {
         case .reference where plan != nil:
             guard let plan, let length = reader.readLength(), let key = reader.readBytes(length) else { throw txn.damaged(recordKey) }
             try object(key, plan: plan, parentType: expected?.namedType, path: path)
+        case .reference:
+            // A reference where the operation selects a leaf: not data it can use.
+            guard let length = reader.readLength(), reader.readBytes(length) != nil else { throw txn.damaged(recordKey) }
+            missing.append(path)
+            out.append(contentsOf: "null".utf8)
         case .list where plan != nil:
+            try enter(path)
+            defer { depth -= 1 }
             guard let count = reader.readVarint(), let bodyLength = reader.readUInt32(),
                   let body = reader.readBytes(Int(bodyLength)) else { throw txn.damaged(recordKey) }
             var elements = ByteReader(body)
@@ -111,7 +130,28 @@ struct Reader {
                 out.append(contentsOf: "null".utf8)
                 return
             }
+            var leaf = reader
+            guard !FieldValue.containsReference(&leaf) else {
+                // A list holding references where the operation selects a leaf.
+                var skipped: [UInt8] = []
+                guard FieldValue.appendJSON(from: &reader, to: &skipped) else { throw txn.damaged(recordKey) }
+                missing.append(path)
+                out.append(contentsOf: "null".utf8)
+                return
+            }
             guard FieldValue.appendJSON(from: &reader, to: &out) else { throw txn.damaged(recordKey) }
+        }
+    }
+
+    /// One level deeper into the data; the data read is bounded in depth (stored
+    /// references may form cycles) and in size.
+    private mutating func enter(_ path: ResponsePath) throws(NormCacheError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else {
+            throw NormCacheError(.data, "the data read at \(path) nests deeper than \(Self.maximumDepth) levels")
+        }
+        guard out.count <= Self.maximumOutput else {
+            throw NormCacheError(.data, "the data read is larger than \(Self.maximumOutput >> 20) MiB (at \(path))")
         }
     }
 
@@ -159,7 +199,15 @@ struct Reader {
             }
             parts.append(extracted.parts)
         }
-        guard let listPosition else { return .single(group + ":" + parts.map { $0[0] }.joined(separator: "+")) }
+        var fieldType = field.type
+        if case .nonNull(let inner)? = fieldType { fieldType = inner }
+        var isListField = false
+        if case .list? = fieldType { isListField = true }
+        guard let listPosition else {
+            let key = group + ":" + parts.map { $0[0] }.joined(separator: "+")
+            return isListField ? .list([key]) : .single(key)
+        }
+        guard isListField else { return nil }
         return .list(parts[listPosition].map { element in
             var row = parts.map { $0.first ?? "" }
             row[listPosition] = element

@@ -17,6 +17,18 @@ final class SelectionPlan: Sendable {
     init(items: [Item]) {
         self.items = items
     }
+
+    /// The first field, in this plan or its groups, answering with `responseKey`.
+    func field(withResponseKey responseKey: String) -> PlannedField? {
+        for item in items {
+            switch item {
+            case .field(let field) where field.responseKey == responseKey: return field
+            case .group(_, _, let plan): if let field = plan.field(withResponseKey: responseKey) { return field }
+            default: continue
+            }
+        }
+        return nil
+    }
 }
 
 /// A field of a selection plan.

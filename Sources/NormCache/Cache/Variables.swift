@@ -28,6 +28,7 @@ struct Variables {
         guard !bytes.isEmpty else {
             document = nil
             given = [:]
+            try Self.checkRequired(declared, given: [:])
             return
         }
         let document = try JSONDocument(scanning: bytes)
@@ -40,10 +41,18 @@ struct Variables {
         }
         self.document = document
         self.given = given
+        try Self.checkRequired(declared, given: given)
         for variable in declared {
             if let index = given[variable.name] {
                 try Self.check(document, index, against: variable.type, declared: variable.type, name: "$" + variable.name, schema: schema)
-            } else if variable.defaultValue == nil, case .nonNull = variable.type {
+            }
+        }
+    }
+
+    /// Fails for a non-null variable without a default that is not given.
+    private static func checkRequired(_ declared: [VariableDefinition], given: [String: Int]) throws(NormCacheError) {
+        for variable in declared where given[variable.name] == nil && variable.defaultValue == nil {
+            if case .nonNull = variable.type {
                 throw NormCacheError(.invalidArgument, "variable '$\(variable.name)' of type \(GraphQLPrinter.print(variable.type)) is missing")
             }
         }

@@ -38,4 +38,29 @@ extension FieldValue {
         }
         return true
     }
+
+    /// Whether the encoded value read from `reader` is or holds a reference; reads the
+    /// value (false when its bytes are not well formed).
+    static func containsReference(_ reader: inout ByteReader, depth: Int = 0) -> Bool {
+        guard depth <= maxDepth, let tagByte = reader.readByte(), let tag = Tag(rawValue: tagByte) else { return false }
+        switch tag {
+        case .reference: return true
+        case .list, .object:
+            guard let count = reader.readVarint(), let bodyLength = reader.readUInt32(),
+                  let body = reader.readBytes(Int(bodyLength)) else { return false }
+            var inner = ByteReader(body)
+            for _ in 0..<count {
+                if tag == .object {
+                    guard let keyLength = inner.readLength(), inner.readBytes(keyLength) != nil else { return false }
+                }
+                if containsReference(&inner, depth: depth + 1) { return true }
+            }
+            return false
+        case .number, .string:
+            if let length = reader.readLength() { _ = reader.readBytes(length) }
+            return false
+        case .null, .false, .true:
+            return false
+        }
+    }
 }
