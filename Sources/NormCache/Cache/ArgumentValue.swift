@@ -23,6 +23,15 @@ indirect enum ArgumentValue: Equatable {
         }
     }
 
+    /// The value with integers (also in lists) read as floats, for `Float` arguments.
+    var asFloat: ArgumentValue {
+        switch self {
+        case .int(let text): return .float(text)
+        case .list(let items): return .list(items.map(\.asFloat))
+        default: return self
+        }
+    }
+
     /// Resolves a document value against `variables`; nil when it is an absent variable.
     init?(_ value: GraphQLValue, _ variables: Variables) {
         switch value {

@@ -6,10 +6,13 @@
 /// list as `[1, 2]` with null elements `<null>`; integers in decimal, floats as the
 /// shortest text that round-trips (`1.5`, `2.0`). Absent variables drop what holds them.
 enum FieldStorageKey {
-    /// The storage key of field `name` with `arguments` under `variables`.
-    static func make(name: String, arguments: [Argument], variables: Variables) -> String {
+    /// The storage key of field `name` with `arguments` under `variables`; integers
+    /// given for `floatArguments` are written as floats.
+    static func make(name: String, arguments: [Argument], variables: Variables, floatArguments: Set<String> = []) -> String {
         let resolved = arguments.compactMap { argument in
-            ArgumentValue(argument.value, variables).map { (name: argument.name, value: $0) }
+            ArgumentValue(argument.value, variables).map { value in
+                (name: argument.name, value: floatArguments.contains(argument.name) ? value.asFloat : value)
+            }
         }
         guard !resolved.isEmpty else { return name }
         return name + "(" + pairs(resolved, sorted: true) + ")"

@@ -43,7 +43,8 @@ struct Normalizer {
                 if collected.isAdded { continue }
                 throw error(fieldPath, "the response has no '\(field.responseKey)'")
             }
-            let storageKey = FieldStorageKey.make(name: field.name, arguments: field.arguments, variables: context.variables)
+            let storageKey = FieldStorageKey.make(name: field.name, arguments: field.arguments, variables: context.variables,
+                                                  floatArguments: field.floatArguments)
             var value: [UInt8] = []
             try encode(member, plan: collected.plan, type: field.type, storagePath: recordKey + "." + storageKey,
                        path: fieldPath, into: &value)

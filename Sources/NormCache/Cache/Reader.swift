@@ -72,7 +72,8 @@ struct Reader {
                 try resolved(keys, plan: plan, type: field.type, path: fieldPath)
                 continue
             }
-            let storageKey = FieldStorageKey.make(name: field.name, arguments: field.arguments, variables: context.variables)
+            let storageKey = FieldStorageKey.make(name: field.name, arguments: field.arguments, variables: context.variables,
+                                                  floatArguments: field.floatArguments)
             guard let found = record.map({ $0.field(named: storageKey.utf8) }) ?? .some(nil) else { throw txn.damaged(key) }
             guard let stored = found else {
                 missing.append(fieldPath)

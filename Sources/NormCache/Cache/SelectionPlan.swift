@@ -45,6 +45,9 @@ struct PlannedField: Sendable {
     var plan: SelectionPlan?
     /// The field's type in the schema, when there is one.
     var type: TypeReference?
+    /// The arguments the schema types `Float`: an integer given for them is a float
+    /// (`2` is keyed `2.0`, as the literal `2.0` is).
+    var floatArguments: Set<String> = []
     /// Added by the network document rather than asked for by the user: the response
     /// may lack it, and reads do not return it.
     var isAdded: Bool

@@ -33,12 +33,14 @@ struct SelectionPlanner {
             }
             switch selection {
             case .field(let field):
-                let type = parentType.flatMap { schema?.field(field.name, on: $0)?.type }
+                let definition = parentType.flatMap { schema?.field(field.name, on: $0) }
+                let type = definition?.type
                 let subplan = try field.selections.map { (selections) throws(NormCacheError) in
                     try plan(selections, parentType: type?.namedType)
                 }
                 planned.append(.field(PlannedField(responseKey: field.responseKey, name: field.name, arguments: field.arguments,
                                                    conditions: try Self.conditions(field.directives), plan: subplan, type: type,
+                                                   floatArguments: Set(definition?.arguments.filter { $0.type.namedType == "Float" }.map(\.name) ?? []),
                                                    isAdded: field.location == NetworkDocument.addedLocation,
                                                    location: field.location)))
             case .fragmentSpread(let spread):
