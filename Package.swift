@@ -15,6 +15,11 @@ let package = Package(
         .library(name: "NormCache", targets: ["NormCache"]),
         .executable(name: "normcache-cli", targets: ["normcache"]),
     ],
+    dependencies: [
+        // Test-only: GraphQLSwift's parser is the oracle of GraphQLOracleTests and no
+        // dependency of any library or executable target.
+        .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
+    ],
     targets: [
         .systemLibrary(
             name: "CLMDB",
@@ -31,5 +36,9 @@ let package = Package(
         ),
         .executableTarget(name: "normcache", dependencies: ["NormCache"]),
         .testTarget(name: "NormCacheTests", dependencies: ["NormCache", "CNormCache", "CNormCacheHeader", "CLMDB"]),
+        .testTarget(
+            name: "GraphQLOracleTests",
+            dependencies: ["NormCache", .product(name: "GraphQL", package: "GraphQL")]
+        ),
     ]
 )

@@ -106,6 +106,9 @@ import Testing
         #expect(arguments[0].value == .string("tab\there \"q\" é 😀 \\ /"))
         #expect(arguments[1].value == .string("first\n  indented \"\"\" quote\n\nlast"))
         #expect(arguments[2].value == .string(""))
+        let combining = try executable("{ a(s: \"\"\"\n  \u{301}x\n  y\n\"\"\", t: \"\"\"a\\\"\"\"\u{301}\"\"\") }")
+        let values = try #require(field(operation(combining)?.selections.first)?.arguments.map(\.value))
+        #expect(values == [.string("\u{301}x\ny"), .string("a\"\"\"\u{301}")])
     }
 
     @Test func errorsNameLineAndColumn() {
@@ -126,6 +129,11 @@ import Testing
         #expect(documentError("{ a }}") == "GraphQL error at line 1, column 6: expected a definition, found '}'")
         #expect(schemaError("{ a }") == "GraphQL error at line 1, column 1: a schema may not contain operations or fragments")
         #expect(schemaError("type T {\n  a Int\n}") == "GraphQL error at line 2, column 5: expected ':', found 'Int'")
+        #expect(schemaError("extend type T") == "GraphQL error at line 1, column 8: an extension of 'T' must add directives, interfaces, fields, members or values")
+        #expect(schemaError("extend schema") == "GraphQL error at line 1, column 14: expected directives or '{', found end of input")
+        #expect(schemaError("directive @d on FIELD | NOWHERE") == "GraphQL error at line 1, column 25: unknown directive location 'NOWHERE'")
+        #expect(schemaError("enum E { A null }") == "GraphQL error at line 1, column 12: 'null' cannot be an enum value")
+        #expect(documentError("# bell \u{7}\n{ a }") == "GraphQL error at line 1, column 8: unexpected character U+0007")
         let invalid: [UInt8] = Array("{\n  a(s: \"".utf8) + [0xC3, 0x28] + Array("\") }".utf8)
         #expect(throws: NormCacheError(.document, "GraphQL error at line 2, column 9: invalid UTF-8")) {
             try GraphQLParser.parseExecutable(invalid)

@@ -107,7 +107,10 @@ struct GraphQLLexer {
             case 0x0D:
                 newLine(after: byteAt(position + 1) == 0x0A ? position + 2 : position + 1)
             case UInt8(ascii: "#"):
-                while position < source.count, source[position] != 0x0A, source[position] != 0x0D { position += 1 }
+                // A comment runs to the end of the line; a control character (but tab) in it
+                // is left for `next` to refuse.
+                position += 1
+                while position < source.count, source[position] >= 0x20 || source[position] == 0x09 { position += 1 }
             case 0xEF where byteAt(position + 1) == 0xBB && byteAt(position + 2) == 0xBF:
                 position += 3
             default:

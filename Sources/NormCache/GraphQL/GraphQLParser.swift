@@ -6,6 +6,13 @@ struct GraphQLParser {
     /// The deepest nesting of selection sets, list and object values and list types.
     static let maxDepth = 256
 
+    /// The places a directive may be defined for (§3.13).
+    static let directiveLocations: Set<String> = [
+        "QUERY", "MUTATION", "SUBSCRIPTION", "FIELD", "FRAGMENT_DEFINITION", "FRAGMENT_SPREAD", "INLINE_FRAGMENT",
+        "VARIABLE_DEFINITION", "SCHEMA", "SCALAR", "OBJECT", "FIELD_DEFINITION", "ARGUMENT_DEFINITION", "INTERFACE",
+        "UNION", "ENUM", "ENUM_VALUE", "INPUT_OBJECT", "INPUT_FIELD_DEFINITION",
+    ]
+
     private var lexer: GraphQLLexer
     private var token: GraphQLToken
     private var depth = 0
@@ -277,8 +284,8 @@ struct GraphQLParser {
                 try expect(.colon)
                 operationTypes.append((operation, try parseName()))
             } while !(try skip(.rightBrace))
-        } else if !isExtension {
-            throw unexpected("'{'")
+        } else if !isExtension || directives.isEmpty {
+            throw unexpected(isExtension ? "directives or '{'" : "'{'")
         }
         return .schema(SchemaDefinition(isExtension: isExtension, directives: directives,
                                         operationTypes: operationTypes, location: location))
@@ -316,12 +323,20 @@ struct GraphQLParser {
                 repeat {
                     let valueLocation = token.location
                     let valueDescription = token.kind == .string || token.kind == .blockString ? try parseStringValue() : nil
+                    let nameToken = token
                     let name = try parseName()
+                    guard name != "true", name != "false", name != "null" else {
+                        throw error("'\(name)' cannot be an enum value", at: nameToken.location)
+                    }
                     definition.enumValues.append(EnumValueDefinition(name: name, description: valueDescription,
                                                                      directives: try parseDirectives(constant: true),
                                                                      location: valueLocation))
                 } while !(try skip(.rightBrace))
             }
+        }
+        if isExtension, definition.interfaces.isEmpty, definition.directives.isEmpty, definition.fields.isEmpty,
+           definition.unionMembers.isEmpty, definition.enumValues.isEmpty {
+            throw error("an extension of '\(definition.name)' must add directives, interfaces, fields, members or values", at: location)
         }
         return definition
     }
@@ -372,7 +387,14 @@ struct GraphQLParser {
         try expectKeyword("on")
         _ = try skip(.pipe)
         var locations: [String] = []
-        repeat { locations.append(try parseName()) } while try skip(.pipe)
+        repeat {
+            let locationToken = token
+            let name = try parseName()
+            guard Self.directiveLocations.contains(name) else {
+                throw error("unknown directive location '\(name)'", at: locationToken.location)
+            }
+            locations.append(name)
+        } while try skip(.pipe)
         return DirectiveDefinition(name: name, description: description, arguments: arguments,
                                    isRepeatable: isRepeatable, locations: locations, location: location)
     }

@@ -46,39 +46,39 @@ enum GraphQLStringValue {
     }
 
     /// The value of a block string: `\"""` unescaped, the common indentation of all
-    /// lines but the first removed, and leading and trailing blank lines dropped.
+    /// lines but the first removed, and leading and trailing blank lines dropped. It
+    /// works on Unicode scalars, as the specification's algorithm does (not on Swift
+    /// characters, which would merge a combining mark with the space or quote before it).
     static func blockString<Raw: Collection>(_ raw: Raw) -> String where Raw.Element == UInt8 {
-        let text = String(decoding: Array(raw), as: UTF8.self).replacing("\\\"\"\"", with: "\"\"\"")
-        var lines = text.splitLines()
-        let isBlank: (Substring) -> Bool = { $0.allSatisfy { $0 == " " || $0 == "\t" } }
-        let indents = lines.dropFirst().filter { !isBlank($0) }.map { $0.prefix { $0 == " " || $0 == "\t" }.count }
+        let source = Array(String(decoding: Array(raw), as: UTF8.self).unicodeScalars)
+        var lines: [[Unicode.Scalar]] = [[]]
+        var index = 0
+        while index < source.count {
+            let scalar = source[index]
+            if scalar == "\\", index + 3 < source.count, source[index + 1] == "\"", source[index + 2] == "\"", source[index + 3] == "\"" {
+                lines[lines.count - 1] += ["\"", "\"", "\""]
+                index += 4
+            } else if scalar == "\n" || scalar == "\r" {
+                index += scalar == "\r" && index + 1 < source.count && source[index + 1] == "\n" ? 2 : 1
+                lines.append([])
+            } else {
+                lines[lines.count - 1].append(scalar)
+                index += 1
+            }
+        }
+        let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }
+        let isBlank: ([Unicode.Scalar]) -> Bool = { $0.allSatisfy(isSpace) }
+        let indents = lines.dropFirst().filter { !isBlank($0) }.map { $0.prefix(while: isSpace).count }
         if let common = indents.min(), common > 0 {
-            for index in lines.indices.dropFirst() { lines[index] = lines[index].dropFirst(common) }
+            for line in lines.indices.dropFirst() { lines[line] = Array(lines[line].dropFirst(common)) }
         }
         while let first = lines.first, isBlank(first) { lines.removeFirst() }
         while let last = lines.last, isBlank(last) { lines.removeLast() }
-        return lines.joined(separator: "\n")
-    }
-}
-
-private extension String {
-    /// The lines of the text, split at `\r\n`, `\n` and `\r`.
-    func splitLines() -> [Substring] {
-        var lines: [Substring] = []
-        var start = startIndex
-        var index = startIndex
-        while index < endIndex {
-            let character = self[index]
-            if character == "\n" || character == "\r" || character == "\r\n" {
-                lines.append(self[start..<index])
-                index = self.index(after: index)
-                start = index
-            } else {
-                index = self.index(after: index)
-            }
+        var value = String.UnicodeScalarView()
+        for (position, line) in lines.enumerated() {
+            if position > 0 { value.append("\n") }
+            value.append(contentsOf: line)
         }
-        lines.append(self[start..<endIndex])
-        return lines
+        return String(value)
     }
-
 }
