@@ -300,7 +300,11 @@ int normcache_stats(normcache *cache, char **out_json, size_t *out_len);
  * A response comes in with the operation that asked for it; normcache splits it into
  * records keyed `Type:id` (by the key rules) or by response path, merges them, and
  * later rebuilds the data of any operation whose fields are all present — or lists
- * exactly what is missing. Formats follow Apollo iOS; see DESIGN.md, "Contracts".
+ * exactly what is missing. Formats follow Apollo iOS's normalized cache: entity records
+ * `<group or typename>:<id>` (key fields joined with `+`, `\` and `+` escaped), other
+ * objects under their response path from the nearest keyed parent or root
+ * (`QUERY_ROOT.hero.friends.0`), fields under their storage key (the schema name, with
+ * arguments sorted: `hero(episode:JEDI)`), changed fields as `recordKey.fieldKey`.
  * GraphQL errors carry "GraphQL error at line L, column C: ..." in their message.
  * ------------------------------------------------------------------------- */
 
@@ -348,8 +352,8 @@ typedef struct normcache_key normcache_key;
  * with the object's typename (NUL-terminated; NULL and 0 when the response has no
  * __typename) and a view of the object (normcache_object_member). To give the object
  * a key, call normcache_key_set; to leave it to the other rules, don't. Return
- * NORMCACHE_OK; any other value fails the write with NORMCACHE_ECALLBACK, and nothing
- * is written. The callback runs on the thread of the call and may call the library,
+ * NORMCACHE_OK; any other value fails the write (or normalize) with
+ * NORMCACHE_ECALLBACK, and nothing is written. The callback runs on the thread of the call and may call the library,
  * reads and writes alike: normalizing happens before the write takes its transaction.
  */
 typedef int (*normcache_key_resolver)(void *context, const char *typename_, size_t typename_len,
@@ -359,7 +363,9 @@ typedef int (*normcache_key_resolver)(void *context, const char *typename_, size
  * normcache_set_key_resolver — set (or, with NULL, remove) the key resolver.
  *
  * `context` is passed to every call as it is. Operations prepared afterwards on this
- * handle use it. Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle).
+ * handle use the resolver (and `context`), so both must stay valid as long as those
+ * operations are used, even after the handle is closed. Returns NORMCACHE_OK;
+ * NORMCACHE_EINVAL (NULL or closed handle).
  */
 int normcache_set_key_resolver(normcache *cache, normcache_key_resolver resolver, void *context);
 
@@ -472,7 +478,8 @@ int normcache_read(normcache *cache, normcache_op *op,
  * Direct cache access, as Apollo's readFragment: `fragment` is prepared from a document
  * of fragments alone (`fragment F on Dog { name owner { id } }`; operation_name picks
  * one of several). Outputs and codes as normcache_read, for the object at `key`; a
- * record that is not there makes every field it selects missing. Preparing an
+ * record that is not there is one miss at the root of the data ({"data":null,
+ * "missing":[[]]}, also with NORMCACHE_READ_PARTIAL). Preparing an
  * operation and passing it here is NORMCACHE_EINVAL, as is the converse with
  * normcache_read.
  */

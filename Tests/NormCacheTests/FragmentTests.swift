@@ -41,8 +41,7 @@ import Testing
         #expect(a.document == "fragment A on Dog {\n  name\n  ...B\n  __typename\n}\n\nfragment B on Dog {\n  id\n  __typename\n}")
         _ = try test.cache.writeFragment(a, key: "Dog:9", data: #"{"name": "Fido", "id": "9"}"#)
         #expect(try test.cache.readFragmentText(a, key: "Dog:9") == #"{"name":"Fido","id":"9"}"#)
-        #expect(throws: NormCacheError(.document, "GraphQL error at line 1, column 28: fragment 'B' is never used")) {
-            try test.cache.prepare("fragment A on Dog { name } fragment B on Dog { id }", name: "A")
-        }
+        let b = try test.cache.prepare("fragment A on Dog { name ...B } fragment B on Dog { id }", name: "B")
+        #expect(try test.cache.readFragmentText(b, key: "Dog:9") == #"{"id":"9"}"#)
     }
 }

@@ -1,8 +1,9 @@
 /*
  * normcache.hpp — the C++17 binding of normcache, header-only, over include/normcache.h.
  *
- * One move-only RAII class, NormCache::Cache, wraps an open cache handle; strings go
- * in as std::string_view (any bytes, no NUL needed) and come out as std::string.
+ * One move-only RAII class, NormCache::Cache, wraps an open cache handle, and another,
+ * NormCache::Operation, a prepared GraphQL operation; strings go in as
+ * std::string_view (any bytes, no NUL needed) and come out as std::string.
  * Every failure of the C interface becomes an exception derived from
  * NormCache::Error, carrying the status code and the library's message; the mapping
  * from codes to exception types lives in one place, detail::throw_error.
@@ -12,8 +13,9 @@
  * C++ forbids a namespace of the same name beside them.
  *
  * Thread safety follows the C interface: one Cache may be used from many threads at
- * once, except that moving, assigning, closing or destroying it must not overlap other
- * calls on the same object.
+ * once, except that moving, assigning, closing or destroying it, and set_key_resolver,
+ * must not overlap other calls on the same object. An Operation may be used from many
+ * threads at once; moving, assigning or destroying it must not overlap its other uses.
  */
 #ifndef NORMCACHE_HPP
 #define NORMCACHE_HPP
@@ -22,6 +24,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -370,6 +374,186 @@ private:
 };
 
 /* ---------------------------------------------------------------------------
+ * GraphQL operations
+ * ------------------------------------------------------------------------- */
+
+/**
+ * A prepared GraphQL operation (or fragment): normcache_prepare's result, released
+ * with normcache_op_free in the destructor. Move-only. Obtain one from
+ * Cache::prepare. It keeps the schema and key rules of its cache as they were when it
+ * was prepared, and may outlive that Cache — unless a C++ key resolver was set on the
+ * Cache when it was prepared: see Cache::set_key_resolver. A moved-from Operation
+ * holds nothing, and every call that uses it throws InvalidArgument.
+ */
+class Operation {
+public:
+    /** An empty holder, as a moved-from one; valid() is false. */
+    Operation() noexcept = default;
+
+    /** Takes ownership of `op` (from normcache_prepare; nullptr for an empty holder). */
+    explicit Operation(::normcache_op *op) noexcept : op_(op) {}
+
+    /** Not copyable: one object frees one operation. */
+    Operation(const Operation &) = delete;
+    /** Not copyable: one object frees one operation. */
+    Operation &operator=(const Operation &) = delete;
+
+    /** Takes over the operation of `other`, which is left empty. */
+    Operation(Operation &&other) noexcept : op_(std::exchange(other.op_, nullptr)) {}
+
+    /** Frees this operation, then takes over the one of `other`, which is left empty. */
+    Operation &operator=(Operation &&other) noexcept
+    {
+        if (this != &other) {
+            normcache_op_free(op_);
+            op_ = std::exchange(other.op_, nullptr);
+        }
+        return *this;
+    }
+
+    /** Frees the operation, if any. */
+    ~Operation() { normcache_op_free(op_); }
+
+    /** Whether this object holds an operation (it is not empty or moved from). */
+    bool valid() const noexcept { return op_ != nullptr; }
+
+    /**
+     * The document to send to the server: the operation (and the fragments it uses)
+     * with `__typename` and the key fields of the schema's type policies added (see
+     * normcache_op_document). Throws InvalidArgument when empty.
+     */
+    std::string document() const
+    {
+        Buffer text;
+        detail::check(normcache_op_document(op_, text.out(), text.out_len()));
+        return text.str();
+    }
+
+    /** The C operation, for calls this binding does not wrap; nullptr when empty. */
+    ::normcache_op *native_handle() const noexcept { return op_; }
+
+private:
+    ::normcache_op *op_ = nullptr;
+};
+
+/**
+ * The result of Cache::read and Cache::read_fragment. On a hit (`hit` true), `json`
+ * is the rebuilt `data` object. On a miss (`hit` false), `json` is
+ * {"data":null,"missing":[[path...],...]}, the response paths of what the cache lacks;
+ * with `partial`, "data" holds the data with those parts null instead of null.
+ */
+struct ReadResult {
+    bool hit = false;  ///< true: the cache held every field (NORMCACHE_OK); false: NORMCACHE_MISS
+    std::string json;  ///< the data on a hit; {"data":...,"missing":[...]} on a miss
+
+    /** Equal when both members are. */
+    friend bool operator==(const ReadResult &a, const ReadResult &b)
+    {
+        return a.hit == b.hit && a.json == b.json;
+    }
+    /** Not equal when a member differs. */
+    friend bool operator!=(const ReadResult &a, const ReadResult &b) { return !(a == b); }
+};
+
+/**
+ * One object of a response, as a key resolver sees it (normcache_object). Valid only
+ * during the resolver's call: keep neither it nor the views member() returns.
+ */
+class ObjectView {
+public:
+    /** A view of `object`, which must be the one the resolver was given. */
+    explicit ObjectView(const ::normcache_object *object) noexcept : object_(object) {}
+
+    /**
+     * The raw JSON text of the member `name` (strings with their quotes, objects and
+     * lists with their brackets), or nullopt when the object has no such member.
+     * Valid until the resolver returns. Throws the Error of a failure.
+     */
+    std::optional<std::string_view> member(std::string_view name) const
+    {
+        const char *json = nullptr;
+        std::size_t length = 0;
+        const int code = normcache_object_member(object_, name.data(), name.size(), &json, &length);
+        if (code == NORMCACHE_NOTFOUND) {
+            return std::nullopt;
+        }
+        detail::check(code);
+        return std::string_view(json, length);
+    }
+
+    /** The C object, for calls this binding does not wrap. */
+    const ::normcache_object *native_handle() const noexcept { return object_; }
+
+private:
+    const ::normcache_object *object_;
+};
+
+/**
+ * A key resolver's answer: the id, and the key group (nullopt: the typename). The
+ * object's record key is then `<group>:<id>`.
+ */
+using ResolvedKey = std::pair<std::string, std::optional<std::string>>;
+
+/**
+ * A key resolver (Apollo's cacheKeyInfo), called for every object a write or normalize
+ * meets, before the declarative rules, with the object's __typename (nullopt when the
+ * response has none) and a view of the object. It returns the object's key, or nullopt
+ * to leave the object to the other rules. Throwing anything fails the call with
+ * CallbackError; nothing is written. It may be called from every thread that writes or
+ * normalizes, at once, and may call the library itself.
+ */
+using KeyResolver = std::function<std::optional<ResolvedKey>(std::optional<std::string_view> typename_,
+                                                             const ObjectView &object)>;
+
+namespace detail {
+
+/**
+ * One key resolver a Cache has set, and the ones it set before (the C context points
+ * at `resolver`; operations keep using the resolver of their prepare time).
+ */
+struct ResolverNode {
+    KeyResolver resolver;                   ///< the C++ resolver the trampoline calls
+    std::shared_ptr<ResolverNode> previous; ///< the resolver set before, kept alive
+};
+
+/**
+ * The C resolver over a KeyResolver (`context`). Catches everything: an exception (or
+ * a failing normcache_key_set) becomes a nonzero status, never crosses into C.
+ */
+inline int resolver_trampoline(void *context, const char *typename_, std::size_t typename_len,
+                               const ::normcache_object *object, ::normcache_key *key) noexcept
+{
+    try {
+        const KeyResolver &resolver = *static_cast<const KeyResolver *>(context);
+        std::optional<std::string_view> type_name;
+        if (typename_ != nullptr) {
+            type_name = std::string_view(typename_, typename_len);
+        }
+        const std::optional<ResolvedKey> answer = resolver(type_name, ObjectView(object));
+        if (!answer) {
+            return NORMCACHE_OK;
+        }
+        const std::string &id = answer->first;
+        const std::optional<std::string> &group = answer->second;
+        return normcache_key_set(key, id.data(), id.size(), group ? group->data() : nullptr,
+                                 group ? group->size() : 0);
+    } catch (...) {
+        return NORMCACHE_ECALLBACK;
+    }
+}
+
+/** Releases a chain of ResolverNode one node at a time (no recursion on long chains). */
+inline void release_resolvers(std::shared_ptr<ResolverNode> &head) noexcept
+{
+    while (head) {
+        std::shared_ptr<ResolverNode> previous = std::move(head->previous);
+        head = std::move(previous);
+    }
+}
+
+} // namespace detail
+
+/* ---------------------------------------------------------------------------
  * The cache
  * ------------------------------------------------------------------------- */
 
@@ -377,7 +561,12 @@ private:
  * An open cache: normcache_open in the constructor, normcache_close in close() or,
  * quietly, in the destructor. Move-only. Record methods take and return the JSON
  * notation of include/normcache.h. A closed (or moved-from) Cache throws
- * InvalidArgument from every method but close(), is_open() and native_handle().
+ * InvalidArgument from every method but close(), is_open(), native_handle() and the
+ * static ones.
+ *
+ * GraphQL: load_schema and configure set the key rules, prepare compiles an Operation,
+ * write and read store and rebuild its responses, read_fragment and write_fragment
+ * reach one record through a fragment. Variables are a JSON object, or empty for none.
  */
 class Cache {
 public:
@@ -398,22 +587,47 @@ public:
     Cache &operator=(const Cache &) = delete;
 
     /** Takes over the handle of `other`, which is left closed. */
-    Cache(Cache &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    Cache(Cache &&other) noexcept
+        : handle_(std::exchange(other.handle_, nullptr)), resolvers_(std::move(other.resolvers_))
+    {
+    }
 
-    /** Closes this cache quietly, then takes over the handle of `other`. */
+    /**
+     * Closes this cache quietly, then takes over the handle and key resolvers of
+     * `other`. The key resolvers this cache set stay alive too, for the operations
+     * prepared with them, until this object is destroyed.
+     */
     Cache &operator=(Cache &&other) noexcept
     {
         if (this != &other) {
             normcache_close(handle_);
             handle_ = std::exchange(other.handle_, nullptr);
+            if (other.resolvers_) {
+                detail::ResolverNode *oldest = other.resolvers_.get();
+                while (oldest->previous) {
+                    oldest = oldest->previous.get();
+                }
+                oldest->previous = std::move(resolvers_);
+                resolvers_ = std::move(other.resolvers_);
+            }
         }
         return *this;
     }
 
-    /** Closes the cache, ignoring any error (call close() to see one). */
-    ~Cache() { normcache_close(handle_); }
+    /**
+     * Closes the cache, ignoring any error (call close() to see one), and releases
+     * every key resolver set on it.
+     */
+    ~Cache()
+    {
+        normcache_close(handle_);
+        detail::release_resolvers(resolvers_);
+    }
 
-    /** Closes the cache; does nothing when it is already closed. Throws on failure. */
+    /**
+     * Closes the cache; does nothing when it is already closed. Throws on failure.
+     * Key resolvers stay alive until the object is destroyed.
+     */
     void close() { detail::check(normcache_close(std::exchange(handle_, nullptr))); }
 
     /** Whether the cache is open (not closed, not moved from). */
@@ -498,11 +712,168 @@ public:
         return json.str();
     }
 
+
+    /* GraphQL operations ------------------------------------------------------ */
+
+    /**
+     * Loads a schema (SDL, with Apollo's @typePolicy and @fieldPolicy) for the
+     * operations prepared afterwards. Throws SchemaError (line and column in the
+     * message) or InvalidArgument.
+     */
+    void load_schema(std::string_view sdl)
+    {
+        detail::check(normcache_load_schema(handle_, sdl.data(), sdl.size()));
+    }
+
+    /**
+     * Adds key rules without SDL: {"typePolicies": ..., "fieldPolicies": ...,
+     * "possibleTypes": ..., "defaultKeyFields": ...} (see normcache_configure), for the
+     * operations prepared afterwards. Throws InvalidArgument or JsonError.
+     */
+    void configure(std::string_view config_json)
+    {
+        detail::check(normcache_configure(handle_, config_json.data(), config_json.size()));
+    }
+
+    /**
+     * Parses, validates and compiles the operation `name` of `document` (nullopt: its
+     * only operation; a document of fragments alone gives the fragment `name`, or its
+     * only one, for read_fragment and write_fragment). Throws DocumentError (line and
+     * column in the message) or InvalidArgument.
+     */
+    Operation prepare(std::string_view document,
+                      std::optional<std::string_view> name = std::nullopt)
+    {
+        ::normcache_op *op = nullptr;
+        detail::check(normcache_prepare(handle_, document.data(), document.size(),
+                                        name ? name->data() : nullptr, name ? name->size() : 0,
+                                        &op));
+        return Operation(op);
+    }
+
+    /**
+     * The records of `response_json` ({"data": ..., "errors": ...}) for `operation`,
+     * as a JSON object of records, touching no cache ({} without data). Throws
+     * JsonError, DataError (the message names the response path), CallbackError (a
+     * key resolver failed) or InvalidArgument (an empty Operation).
+     */
+    static std::string normalize(const Operation &operation, std::string_view response_json,
+                                 std::string_view variables_json = {})
+    {
+        Buffer records;
+        detail::check(normcache_normalize(operation.native_handle(), variables_json.data(),
+                                          variables_json.size(), response_json.data(),
+                                          response_json.size(), records.out(),
+                                          records.out_len()));
+        return records.str();
+    }
+
+    /**
+     * Normalizes `response_json` for `operation` and merges its records in one atomic
+     * write; returns the changed "recordKey.fieldKey" strings, in input order. All or
+     * nothing. Throws as normalize and put do.
+     */
+    std::vector<std::string> write(const Operation &operation, std::string_view response_json,
+                                   std::string_view variables_json = {})
+    {
+        Buffer changed;
+        detail::check(normcache_write(handle_, operation.native_handle(), variables_json.data(),
+                                      variables_json.size(), response_json.data(),
+                                      response_json.size(), changed.out(), changed.out_len()));
+        return detail::parse_string_array(changed.view());
+    }
+
+    /**
+     * Rebuilds the data of `operation` from the cache: a hit, or a miss with the
+     * missing paths (and, with `partial`, the data with those parts null); see
+     * ReadResult. Throws JsonError (variables), DataError (a stored null in a non-null
+     * position), InvalidArgument (an empty Operation or a fragment), NotACache,
+     * StorageError.
+     */
+    ReadResult read(const Operation &operation, std::string_view variables_json = {},
+                    bool partial = false)
+    {
+        Buffer json;
+        const int code = normcache_read(handle_, operation.native_handle(), variables_json.data(),
+                                        variables_json.size(), partial ? NORMCACHE_READ_PARTIAL : 0u,
+                                        json.out(), json.out_len());
+        return read_result(code, json);
+    }
+
+    /**
+     * Reads the object at the record `key` through `fragment` (prepared from a document
+     * of fragments alone), as read does; a record that is not there misses every field
+     * the fragment selects. Throws as read; InvalidArgument for an operation.
+     */
+    ReadResult read_fragment(const Operation &fragment, std::string_view key,
+                             std::string_view variables_json = {}, bool partial = false)
+    {
+        Buffer json;
+        const int code = normcache_read_fragment(
+            handle_, fragment.native_handle(), key.data(), key.size(), variables_json.data(),
+            variables_json.size(), partial ? NORMCACHE_READ_PARTIAL : 0u, json.out(),
+            json.out_len());
+        return read_result(code, json);
+    }
+
+    /**
+     * Writes `data_json`, the object `fragment` selects, as the record `key` (objects
+     * below it keyed by the rules or by path from `key`) in one atomic write; returns
+     * the changed keys as write does. Throws as write; InvalidArgument for an operation.
+     */
+    std::vector<std::string> write_fragment(const Operation &fragment, std::string_view key,
+                                            std::string_view data_json,
+                                            std::string_view variables_json = {})
+    {
+        Buffer changed;
+        detail::check(normcache_write_fragment(handle_, fragment.native_handle(), key.data(),
+                                               key.size(), data_json.data(), data_json.size(),
+                                               variables_json.data(), variables_json.size(),
+                                               changed.out(), changed.out_len()));
+        return detail::parse_string_array(changed.view());
+    }
+
+    /**
+     * Sets the key resolver of the operations prepared afterwards (an empty function
+     * removes it; operations prepared before keep theirs). See KeyResolver: an
+     * exception it throws fails the write or normalize with CallbackError.
+     *
+     * Operations capture the resolver when they are prepared, so this Cache keeps every
+     * resolver it was given alive until it is destroyed (close() keeps them too). An
+     * Operation prepared while a resolver was set must therefore not be used after this
+     * Cache object (or the Cache it was moved into) is destroyed. Must not overlap
+     * another call of set_key_resolver, a move or the destruction of this object.
+     * Throws InvalidArgument (a closed cache).
+     */
+    void set_key_resolver(KeyResolver resolver)
+    {
+        if (!resolver) {
+            detail::check(normcache_set_key_resolver(handle_, nullptr, nullptr));
+            return;
+        }
+        auto node = std::make_shared<detail::ResolverNode>();
+        node->resolver = std::move(resolver);
+        detail::check(normcache_set_key_resolver(handle_, detail::resolver_trampoline,
+                                                 &node->resolver));
+        node->previous = std::move(resolvers_);
+        resolvers_ = std::move(node);
+    }
+
     /** The version of the loaded library, "MAJOR.MINOR.PATCH". */
     static std::string version() { return normcache_version(); }
 
 private:
+    /** The ReadResult of a read's `code` and output; throws on a failure. */
+    static ReadResult read_result(int code, const Buffer &json)
+    {
+        if (code != NORMCACHE_OK && code != NORMCACHE_MISS) {
+            detail::throw_error(code);
+        }
+        return ReadResult{code == NORMCACHE_OK, json.str()};
+    }
+
     ::normcache *handle_ = nullptr;
+    std::shared_ptr<detail::ResolverNode> resolvers_; ///< newest first; see set_key_resolver
 };
 
 } // namespace NormCache

@@ -13,10 +13,9 @@ extension DocumentValidation {
         try checkCycles(usage)
         var used: Set<String> = []
         for (_, references) in usage.operations { used.formUnion(usage.fragmentsReached(from: references)) }
-        if let rootFragment, let root = usage.fragments.first(where: { $0.0.name == rootFragment }) {
-            used.insert(rootFragment)
-            used.formUnion(usage.fragmentsReached(from: root.1))
-        }
+        // A document of fragments for direct cache access may hold fragments besides the
+        // one used and those it spreads.
+        guard rootFragment == nil else { return }
         for (fragment, _) in usage.fragments where !used.contains(fragment.name) {
             throw error("fragment '\(fragment.name)' is never used", at: fragment.location)
         }

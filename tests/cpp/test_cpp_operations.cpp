@@ -1,0 +1,556 @@
+// test_cpp_operations.cpp — the GraphQL operations of the C++17 binding
+// bindings/cpp/normcache.hpp: schema and rules, Operation (RAII, moves, document()),
+// normalize, write, read with hits, misses and partial data, fragments, the C++ key
+// resolver and its lifetime, and the exception of each failure, with exact outputs.
+
+#include "normcache.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <unistd.h>
+
+namespace {
+
+using NormCache::Cache;
+using NormCache::ObjectView;
+using NormCache::Operation;
+using NormCache::ReadResult;
+using NormCache::ResolvedKey;
+using Strings = std::vector<std::string>;
+
+// ---------------------------------------------------------------------------
+// Checks: each failure prints file:line and what differed, and exits with 1.
+
+[[noreturn]] void fail(const char *file, int line, const std::string &what)
+{
+    std::cerr << file << ':' << line << ": " << what << '\n';
+    std::exit(1);
+}
+
+/// Shows a value in a failure message: strings quoted, vectors bracketed, optionals or
+/// "nullopt", read results as hit/miss and their JSON.
+std::string show(const std::string &value) { return '"' + value + '"'; }
+std::string show(const Strings &values)
+{
+    std::string out = "{";
+    for (const auto &value : values) {
+        out += (out.size() > 1 ? ", " : "") + show(value);
+    }
+    return out + "}";
+}
+std::string show(const std::optional<std::string> &value)
+{
+    return value ? show(*value) : "nullopt";
+}
+std::string show(const ReadResult &result)
+{
+    return std::string(result.hit ? "hit " : "miss ") + show(result.json);
+}
+template <typename T> std::string show(const T &value)
+{
+    std::ostringstream out;
+    out << value;
+    return out.str();
+}
+
+#define CHECK(condition)                                                 \
+    do {                                                                 \
+        if (!(condition)) {                                              \
+            fail(__FILE__, __LINE__, "check failed: " #condition);       \
+        }                                                                \
+    } while (0)
+
+/// Fails unless `got == expected`, showing both.
+#define CHECK_EQ(got, expected)                                                              \
+    do {                                                                                     \
+        const auto &got_ = (got);                                                            \
+        const auto &expected_ = (expected);                                                  \
+        if (!(got_ == expected_)) {                                                          \
+            fail(__FILE__, __LINE__, #got " is " + show(got_) + ", expected " + show(expected_)); \
+        }                                                                                    \
+    } while (0)
+
+/// Fails unless `statement` throws exactly `Type` (not a subclass) with status `code`
+/// and a message that contains `text`.
+#define CHECK_THROWS(statement, Type, expected_code, text)                                    \
+    do {                                                                                      \
+        try {                                                                                 \
+            statement;                                                                        \
+            fail(__FILE__, __LINE__, #statement " threw nothing, expected " #Type);           \
+        } catch (const NormCache::Error &error_) {                                            \
+            if (typeid(error_) != typeid(Type)) {                                             \
+                fail(__FILE__, __LINE__, #statement " threw " + std::string(typeid(error_).name()) + \
+                                             ", expected " #Type ": " + error_.what());       \
+            }                                                                                 \
+            CHECK_EQ(error_.code(), (expected_code));                                         \
+            if (std::string(error_.what()).find(text) == std::string::npos) {                 \
+                fail(__FILE__, __LINE__, #statement " threw \"" + std::string(error_.what()) + \
+                                             "\", expected a message with \"" + (text) + "\""); \
+            }                                                                                 \
+        }                                                                                     \
+    } while (0)
+
+// ---------------------------------------------------------------------------
+// Temporary paths: one mkdtemp directory per run, removed at exit.
+
+/// A directory made with mkdtemp under $TMPDIR (else /tmp), removed with all it holds
+/// when the program ends.
+struct TempDir {
+    std::filesystem::path path; ///< the directory
+
+    /// Makes the directory; exits when it cannot.
+    TempDir()
+    {
+        const char *base = std::getenv("TMPDIR");
+        std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
+                              "/normcache-cpp-ops-test-XXXXXX";
+        if (mkdtemp(pattern.data()) == nullptr) {
+            std::perror("mkdtemp");
+            std::exit(1);
+        }
+        path = pattern;
+    }
+
+    /// Removes the directory and everything in it.
+    ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+/// The temporary directory of this run, made on first use.
+const std::filesystem::path &temp_dir()
+{
+    static const TempDir dir;
+    return dir.path;
+}
+
+/// A path in the temporary directory that no earlier call returned.
+std::string fresh_path()
+{
+    static int counter = 0;
+    return (temp_dir() / ("cache-" + std::to_string(++counter) + ".cache")).string();
+}
+
+/// A new cache in the temporary directory, with fast durability.
+Cache fresh_cache() { return Cache(fresh_path(), R"({"durability": "fast"})"); }
+
+// ---------------------------------------------------------------------------
+// Fixtures
+
+const char *const schema =
+    "type Query { hero(episode: Episode): Character droid(id: ID!): Droid }\n"
+    "enum Episode { NEWHOPE EMPIRE JEDI }\n"
+    "interface Character { id: ID! name: String! friends: [Character] }\n"
+    "type Droid implements Character { id: ID! name: String! friends: [Character] primaryFunction: String }\n"
+    "type Human implements Character { id: ID! name: String! friends: [Character] }\n"
+    "extend type Droid @typePolicy(keyFields: \"id\")\n"
+    "extend type Human @typePolicy(keyFields: \"id\")\n"
+    "extend type Query @fieldPolicy(forField: \"droid\", keyArgs: \"id\")\n";
+
+const char *const hero_query = "{ hero { name friends { name } } }";
+
+const char *const hero_response =
+    R"({"data": {"hero": {"__typename": "Droid", "id": "2001", "name": "R2-D2", "friends": [)"
+    R"({"__typename": "Human", "id": "1000", "name": "Luke"}]}}})";
+
+const char *const hero_records =
+    R"({"Human:1000":{"name":"Luke","id":"1000","__typename":"Human"},)"
+    R"("Droid:2001":{"name":"R2-D2","friends":[{"$reference":"Human:1000"}],"id":"2001","__typename":"Droid"},)"
+    R"("QUERY_ROOT":{"hero":{"$reference":"Droid:2001"}}})";
+
+const Strings hero_changed = {"Human:1000.name",    "Human:1000.id",      "Human:1000.__typename",
+                              "Droid:2001.name",    "Droid:2001.friends", "Droid:2001.id",
+                              "Droid:2001.__typename", "QUERY_ROOT.hero"};
+
+/// A cache with the Star Wars schema loaded.
+Cache schema_cache()
+{
+    Cache cache = fresh_cache();
+    cache.load_schema(schema);
+    return cache;
+}
+
+/// A hit with `json`.
+ReadResult hit(const std::string &json) { return ReadResult{true, json}; }
+/// A miss with `json`.
+ReadResult miss(const std::string &json) { return ReadResult{false, json}; }
+
+// ---------------------------------------------------------------------------
+// Tests
+
+/// Operation is move-only, moves cannot throw; ReadResult is a plain value.
+void test_type_traits()
+{
+    static_assert(!std::is_copy_constructible_v<Operation>);
+    static_assert(!std::is_copy_assignable_v<Operation>);
+    static_assert(std::is_nothrow_move_constructible_v<Operation>);
+    static_assert(std::is_nothrow_move_assignable_v<Operation>);
+    static_assert(std::is_nothrow_destructible_v<Operation>);
+    static_assert(std::is_nothrow_default_constructible_v<Operation>);
+    static_assert(std::is_nothrow_move_constructible_v<Cache>);
+    static_assert(std::is_nothrow_move_assignable_v<Cache>);
+    static_assert(std::is_nothrow_destructible_v<Cache>);
+    static_assert(std::is_same_v<decltype(ReadResult::hit), bool>);
+    static_assert(std::is_same_v<decltype(ReadResult::json), std::string>);
+    static_assert(std::is_same_v<decltype(Cache::normalize(std::declval<const Operation &>(), "")),
+                                 std::string>);
+    static_assert(std::is_same_v<ResolvedKey, std::pair<std::string, std::optional<std::string>>>);
+}
+
+/// The network document has __typename and the key fields added, exactly.
+void test_prepare_and_document()
+{
+    Cache cache = schema_cache();
+    const Operation op = cache.prepare(hero_query);
+    CHECK(op.valid());
+    CHECK(op.native_handle() != nullptr);
+    CHECK_EQ(op.document(),
+             std::string("{\n  hero {\n    name\n    friends {\n      name\n      id\n      __typename\n"
+                         "    }\n    id\n    __typename\n  }\n}"));
+
+    // A name picks one operation of several.
+    const Operation named = cache.prepare("query A { hero { name } } query B { droid(id: 1) { name } }",
+                                          std::string_view("B"));
+    CHECK_EQ(named.document(),
+             std::string("query B {\n  droid(id: 1) {\n    name\n    id\n    __typename\n  }\n}"));
+}
+
+/// normalize gives the exact records and touches no cache; write returns the exact
+/// changed keys (none when rewritten); read hits with the exact data.
+void test_normalize_write_read()
+{
+    Cache cache = schema_cache();
+    const Operation op = cache.prepare(hero_query);
+    CHECK_EQ(Cache::normalize(op, hero_response), std::string(hero_records));
+    CHECK_EQ(Cache::normalize(op, hero_response, "{}"), std::string(hero_records));
+    CHECK_EQ(cache.search(""), Strings{});
+    CHECK_EQ(Cache::normalize(op, R"({"errors": [{"message": "boom"}]})"), std::string("{}"));
+
+    CHECK_EQ(cache.write(op, hero_response), hero_changed);
+    CHECK_EQ(cache.write(op, hero_response, ""), Strings{});
+    CHECK_EQ(cache.search(""), (Strings{"Droid:2001", "Human:1000", "QUERY_ROOT"}));
+    CHECK_EQ(cache.get("Human:1000"),
+             std::optional<std::string>(R"({"__typename":"Human","id":"1000","name":"Luke"})"));
+    CHECK_EQ(cache.read(op), hit(R"({"hero":{"name":"R2-D2","friends":[{"name":"Luke"}]}})"));
+    CHECK_EQ(cache.read(op, {}, true), hit(R"({"hero":{"name":"R2-D2","friends":[{"name":"Luke"}]}})"));
+}
+
+/// Misses list the exact missing paths; partial fills them with null; variables select.
+void test_miss_and_partial()
+{
+    Cache cache = schema_cache();
+    const Operation hero = cache.prepare(hero_query);
+    CHECK_EQ(cache.read(hero), miss(R"({"data":null,"missing":[["hero"]]})"));
+    CHECK_EQ(cache.read(hero, {}, true), miss(R"({"data":{"hero":null},"missing":[["hero"]]})"));
+    cache.write(hero, hero_response);
+
+    const Operation droid = cache.prepare("query ($id: ID!) { droid(id: $id) { name primaryFunction } }");
+    CHECK_EQ(cache.read(droid, R"({"id": "2001"})"),
+             miss(R"({"data":null,"missing":[["droid","primaryFunction"]]})"));
+    CHECK_EQ(cache.read(droid, R"({"id": "2001"})", true),
+             miss(R"({"data":{"droid":{"name":"R2-D2","primaryFunction":null}},"missing":[["droid","primaryFunction"]]})"));
+    CHECK_EQ(cache.read(droid, R"({"id": "7"})"), miss(R"({"data":null,"missing":[["droid"]]})"));
+
+    CHECK_EQ(cache.write(droid,
+                         R"({"data": {"droid": {"__typename": "Droid", "id": "2001", "name": "R2-D2", "primaryFunction": "Astromech"}}})",
+                         R"({"id": "2001"})"),
+             (Strings{"Droid:2001.primaryFunction", "QUERY_ROOT.droid(id:2001)"}));
+    CHECK_EQ(cache.read(droid, R"({"id": "2001"})"),
+             hit(R"({"droid":{"name":"R2-D2","primaryFunction":"Astromech"}})"));
+}
+
+/// Fragments: the document, write_fragment's changed keys, read_fragment hits and misses,
+/// a fragment picked by name; a fragment with read or an operation with read_fragment is
+/// InvalidArgument.
+void test_fragments()
+{
+    Cache cache = schema_cache();
+    const Operation fragment =
+        cache.prepare("fragment DroidParts on Droid { name primaryFunction friends { name } }");
+    CHECK_EQ(fragment.document(),
+             std::string("fragment DroidParts on Droid {\n  name\n  primaryFunction\n  friends {\n    name\n"
+                         "    id\n    __typename\n  }\n  id\n  __typename\n}"));
+    CHECK_EQ(cache.write_fragment(fragment, "Droid:2001",
+                                  R"({"__typename": "Droid", "id": "2001", "name": "R2-D2", "primaryFunction": "Astromech",)"
+                                  R"( "friends": [{"__typename": "Human", "id": "1000", "name": "Luke"}]})"),
+             (Strings{"Human:1000.name", "Human:1000.id", "Human:1000.__typename", "Droid:2001.name",
+                      "Droid:2001.primaryFunction", "Droid:2001.friends", "Droid:2001.id",
+                      "Droid:2001.__typename"}));
+    CHECK_EQ(cache.read_fragment(fragment, "Droid:2001"),
+             hit(R"({"name":"R2-D2","primaryFunction":"Astromech","friends":[{"name":"Luke"}]})"));
+    CHECK_EQ(cache.read_fragment(fragment, "Droid:9"), miss(R"({"data":null,"missing":[[]]})"));
+    CHECK_EQ(cache.read_fragment(fragment, "Droid:9", {}, true), miss(R"({"data":null,"missing":[[]]})"));
+
+    // A record with a field missing: the miss names it; partial gives the rest.
+    cache.put(R"({"Droid:3": {"__typename": "Droid", "id": "3", "name": "C-3PO", "friends": []}})");
+    CHECK_EQ(cache.read_fragment(fragment, "Droid:3"),
+             miss(R"({"data":null,"missing":[["primaryFunction"]]})"));
+    CHECK_EQ(cache.read_fragment(fragment, "Droid:3", "", true),
+             miss(R"({"data":{"name":"C-3PO","primaryFunction":null,"friends":[]},"missing":[["primaryFunction"]]})"));
+
+    // One fragment of several, by name (the others used by it).
+    const Operation named = cache.prepare(
+        "fragment A on Human { name } fragment B on Human { ...A }", std::string_view("B"));
+    CHECK_EQ(cache.read_fragment(named, "Human:1000"), hit(R"({"name":"Luke"})"));
+    CHECK_THROWS(cache.prepare("fragment A on Human { name } fragment B on Human { ...A }"),
+                 NormCache::DocumentError, NORMCACHE_EDOCUMENT, "name the fragment to use (A, B)");
+    CHECK_EQ(cache.write_fragment(named, "Human:1000", R"({"__typename": "Human", "id": "1000", "name": "Luke"})"),
+             Strings{});
+    CHECK_EQ(cache.write_fragment(named, "Human:1000", R"({"__typename": "Human", "id": "1000", "name": "Luke S."})"),
+             Strings{"Human:1000.name"});
+
+    const Operation query = cache.prepare(hero_query);
+    CHECK_THROWS(cache.read(fragment), NormCache::InvalidArgument, NORMCACHE_EINVAL,
+                 "'DroidParts' is a fragment");
+    CHECK_THROWS(cache.read_fragment(query, "Droid:2001"), NormCache::InvalidArgument, NORMCACHE_EINVAL,
+                 "is an operation, not a fragment");
+    CHECK_THROWS(cache.write_fragment(query, "Droid:2001", "{}"), NormCache::InvalidArgument,
+                 NORMCACHE_EINVAL, "");
+}
+
+/// configure gives key rules without SDL, for operations prepared afterwards only.
+void test_configure()
+{
+    Cache cache = fresh_cache();
+    const Operation before = cache.prepare("{ pet { id name } }");
+    cache.configure(R"({"typePolicies": {"Dog": {"keyFields": ["id"]}}})");
+    const Operation after = cache.prepare("{ pet { id name } }");
+    const char *const response = R"({"data": {"pet": {"__typename": "Dog", "id": "5", "name": "Rex"}}})";
+    CHECK_EQ(Cache::normalize(after, response),
+             std::string(R"({"Dog:5":{"id":"5","name":"Rex","__typename":"Dog"},"QUERY_ROOT":{"pet":{"$reference":"Dog:5"}}})"));
+    CHECK_EQ(Cache::normalize(before, response),
+             std::string(R"({"QUERY_ROOT.pet":{"id":"5","name":"Rex","__typename":"Dog"},"QUERY_ROOT":{"pet":{"$reference":"QUERY_ROOT.pet"}}})"));
+}
+
+/// Each failure throws its exception type with the exact code and the library's message.
+void test_errors()
+{
+    Cache cache = schema_cache();
+    CHECK_THROWS(cache.load_schema("type Query {"), NormCache::SchemaError, NORMCACHE_ESCHEMA,
+                 "GraphQL error at line 1, column 13");
+    CHECK_THROWS(cache.configure(R"({"typePolicies": 5})"), NormCache::InvalidArgument, NORMCACHE_EINVAL,
+                 "typePolicies must be a JSON object");
+    CHECK_THROWS(cache.configure(R"({"typePolicies": )"), NormCache::JsonError, NORMCACHE_EJSON, "byte 17");
+    CHECK_THROWS(cache.prepare("{ hero { }"), NormCache::DocumentError, NORMCACHE_EDOCUMENT,
+                 "GraphQL error at line 1, column 10");
+    CHECK_THROWS(cache.prepare("{ nope }"), NormCache::DocumentError, NORMCACHE_EDOCUMENT,
+                 "field 'nope' is not defined on type 'Query'");
+    CHECK_THROWS(cache.prepare("query A { hero { name } } query B { hero { name } }"),
+                 NormCache::DocumentError, NORMCACHE_EDOCUMENT, "");
+    CHECK_THROWS(cache.prepare("query A { hero { name } }", std::string_view("C")), NormCache::DocumentError,
+                 NORMCACHE_EDOCUMENT, "");
+
+    const Operation op = cache.prepare("{ hero { name } }");
+    const char *const no_name = R"({"data": {"hero": {"__typename": "Droid", "id": "1"}}})";
+    CHECK_THROWS(cache.write(op, no_name), NormCache::DataError, NORMCACHE_EDATA,
+                 "invalid response data at hero.name: the response has no 'name'");
+    CHECK_THROWS(Cache::normalize(op, no_name), NormCache::DataError, NORMCACHE_EDATA,
+                 "invalid response data at hero.name: the response has no 'name'");
+    CHECK_THROWS(cache.write(op, R"({"data": )"), NormCache::JsonError, NORMCACHE_EJSON, "");
+    CHECK_THROWS(cache.write(op, "{}", "[]"), NormCache::JsonError, NORMCACHE_EJSON, "");
+    CHECK_THROWS(cache.read(op, "[]"), NormCache::JsonError, NORMCACHE_EJSON,
+                 "variables must be a JSON object");
+    CHECK_EQ(cache.search(""), Strings{});
+
+    // A closed cache: InvalidArgument from every operations method; static normalize still works.
+    cache.close();
+    CHECK_THROWS(cache.load_schema(schema), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS(cache.configure("{}"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS(cache.prepare("{ a }"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS(cache.write(op, hero_response), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS(cache.read(op), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS(cache.read_fragment(op, "A:1"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS(cache.write_fragment(op, "A:1", "{}"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS(cache.set_key_resolver([](auto, const ObjectView &) { return std::optional<ResolvedKey>(); }),
+                 NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS(cache.set_key_resolver(nullptr), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_EQ(Cache::normalize(op, R"({"data": {"hero": null}})"), std::string(R"({"QUERY_ROOT":{"hero":null}})"));
+}
+
+/// Moving hands the operation over; a moved-from or empty Operation throws InvalidArgument;
+/// move-assignment frees the target's own; an Operation outlives its Cache.
+void test_operation_moves()
+{
+    const std::string path = fresh_path();
+    Operation kept;
+    CHECK(!kept.valid());
+    CHECK(kept.native_handle() == nullptr);
+    CHECK_THROWS(kept.document(), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    {
+        Cache cache(path);
+        Operation first = cache.prepare("{ a }");
+        ::normcache_op *first_handle = first.native_handle();
+        Operation second(std::move(first));
+        CHECK(!first.valid());
+        CHECK(first.native_handle() == nullptr);
+        CHECK(second.native_handle() == first_handle);
+        CHECK_EQ(second.document(), std::string("{\n  a\n}"));
+        CHECK_THROWS(first.document(), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+        CHECK_THROWS(Cache::normalize(first, R"({"data": {"a": 1}})"), NormCache::InvalidArgument,
+                     NORMCACHE_EINVAL, "");
+        CHECK_THROWS(cache.write(first, R"({"data": {"a": 1}})"), NormCache::InvalidArgument,
+                     NORMCACHE_EINVAL, "");
+        CHECK_THROWS(cache.read(first), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+
+        Operation third = cache.prepare("{ b }");
+        ::normcache_op *third_handle = third.native_handle();
+        third = std::move(second);
+        CHECK(!second.valid());
+        CHECK(third.native_handle() == first_handle);
+        CHECK_EQ(normcache_op_free(third_handle), NORMCACHE_EINVAL); // freed by the assignment
+        Operation &same = third; // self-move-assignment keeps the operation
+        third = std::move(same);
+        CHECK(third.native_handle() == first_handle);
+        kept = std::move(third);
+    }
+    // The Cache is gone; the operation works on another handle of the same file.
+    Cache reopened(path);
+    CHECK_EQ(reopened.write(kept, R"({"data": {"a": 1}})"), Strings{"QUERY_ROOT.a"});
+    CHECK_EQ(reopened.read(kept), hit(R"({"a":1})"));
+}
+
+/// The C++ key resolver: typename and members as given, keys with and without a group,
+/// nullopt leaves the object to the rules, and the library may be called from it.
+void test_key_resolver()
+{
+    Cache cache = fresh_cache();
+    cache.put(R"({"Other:1": {"v": 1}})");
+    std::vector<std::string> seen;
+    cache.set_key_resolver([&seen, &cache](std::optional<std::string_view> type_name,
+                                           const ObjectView &object) -> std::optional<ResolvedKey> {
+        const std::optional<std::string_view> id = object.member("id");
+        const std::optional<std::string_view> b = object.member("b");
+        seen.push_back(std::string(type_name.value_or("(none)")) + " id=" +
+                       std::string(id.value_or("(none)")) + " b=" + std::string(b.value_or("(none)")));
+        CHECK(!object.member("missing"));
+        CHECK(object.native_handle() != nullptr);
+        CHECK_EQ(cache.get("Other:1"), std::optional<std::string>(R"({"v":1})")); // calling back works
+        if (!id) {
+            return std::nullopt;
+        }
+        if (type_name == std::optional<std::string_view>("A")) {
+            return ResolvedKey(std::string(*id), std::string("Node"));
+        }
+        return ResolvedKey(std::string(*id), std::nullopt);
+    });
+    const Operation op = cache.prepare("{ a { id b { c } } x { id } }");
+    const char *const response =
+        R"({"data": {"a": {"__typename": "A", "id": 7, "b": {"c": [1, 2]}}, "x": {"__typename": "X", "id": "q"}}})";
+    CHECK_EQ(Cache::normalize(op, response),
+             std::string(R"({"Node:7.b":{"c":[1,2]},"Node:7":{"id":7,"b":{"$reference":"Node:7.b"},"__typename":"A"},)"
+                         R"("X:\"q\"":{"id":"q","__typename":"X"},)"
+                         R"("QUERY_ROOT":{"a":{"$reference":"Node:7"},"x":{"$reference":"X:\"q\""}}})"));
+    CHECK_EQ(seen, (Strings{"A id=7 b={\"c\": [1, 2]}", "(none) id=(none) b=(none)", "X id=\"q\" b=(none)"}));
+    CHECK_EQ(cache.write(op, response),
+             (Strings{"Node:7.b.c", "Node:7.id", "Node:7.b", "Node:7.__typename", "X:\"q\".id", "X:\"q\".__typename",
+                      "QUERY_ROOT.a", "QUERY_ROOT.x"}));
+    CHECK_EQ(cache.read(op), hit(R"({"a":{"id":7,"b":{"c":[1,2]}},"x":{"id":"q"}})"));
+}
+
+/// Anything the resolver throws, and an answer the library refuses, fail the call with
+/// CallbackError; nothing is written; the exception never reaches C.
+void test_key_resolver_failures()
+{
+    Cache cache = fresh_cache();
+    cache.set_key_resolver([](std::optional<std::string_view> type_name,
+                              const ObjectView &object) -> std::optional<ResolvedKey> {
+        if (type_name == std::optional<std::string_view>("Std")) {
+            throw std::runtime_error("no key for you");
+        }
+        if (type_name == std::optional<std::string_view>("Int")) {
+            throw 42;
+        }
+        if (type_name == std::optional<std::string_view>("Empty")) {
+            return ResolvedKey("", std::nullopt);
+        }
+        return ResolvedKey(std::string(object.member("c").value_or("top")), std::nullopt);
+    });
+    const Operation op = cache.prepare("{ a { b { c } } }");
+    const std::string fine = R"({"data": {"a": {"__typename": "Fine", "b": {"__typename": "Fine", "c": 1}}}})";
+    for (const char *type : {"Std", "Int", "Empty"}) {
+        const std::string failing =
+            std::string(R"({"data": {"a": {"__typename": "Fine", "b": {"__typename": ")") + type +
+            R"(", "c": 1}}}})";
+        CHECK_THROWS(cache.write(op, failing), NormCache::CallbackError, NORMCACHE_ECALLBACK,
+                     std::string("the key resolver failed at a.b: the resolver returned status ") +
+                         std::to_string(std::string(type) == "Empty" ? NORMCACHE_EINVAL : NORMCACHE_ECALLBACK) +
+                         " for " + type);
+        CHECK_THROWS(Cache::normalize(op, failing), NormCache::CallbackError, NORMCACHE_ECALLBACK, type);
+        CHECK_EQ(cache.search(""), Strings{});
+    }
+    CHECK_EQ(cache.write(op, fine), (Strings{"Fine:1.c", "Fine:1.__typename", "Fine:top.b",
+                                             "Fine:top.__typename", "QUERY_ROOT.a"}));
+}
+
+/// Operations keep the resolver of their prepare time; an empty function removes it; the
+/// resolvers live as long as the Cache, through moves and move-assignment.
+void test_key_resolver_lifetime()
+{
+    /// A resolver that keys every object with an "id" as `<group>:<id>`.
+    const auto keyed_as = [](std::string group) {
+        return [group](std::optional<std::string_view>, const ObjectView &object) -> std::optional<ResolvedKey> {
+            const std::optional<std::string_view> id = object.member("id");
+            if (!id) {
+                return std::nullopt;
+            }
+            return ResolvedKey(std::string(*id), group);
+        };
+    };
+    const char *const response = R"({"data": {"a": {"id": 1}}})";
+    const std::string document = "{ a { id } }";
+
+    Cache target = fresh_cache();
+    target.set_key_resolver(keyed_as("T"));
+    const Operation on_target = target.prepare(document);
+    {
+        Cache cache = fresh_cache();
+        cache.set_key_resolver(keyed_as("A"));
+        const Operation first = cache.prepare(document);
+        cache.set_key_resolver(keyed_as("B"));
+        const Operation second = cache.prepare(document);
+        cache.set_key_resolver(nullptr);
+        const Operation third = cache.prepare(document);
+        CHECK_EQ(Cache::normalize(first, response),
+                 std::string(R"({"A:1":{"id":1},"QUERY_ROOT":{"a":{"$reference":"A:1"}}})"));
+        CHECK_EQ(Cache::normalize(second, response),
+                 std::string(R"({"B:1":{"id":1},"QUERY_ROOT":{"a":{"$reference":"B:1"}}})"));
+        CHECK_EQ(Cache::normalize(third, response),
+                 std::string(R"({"QUERY_ROOT.a":{"id":1},"QUERY_ROOT":{"a":{"$reference":"QUERY_ROOT.a"}}})"));
+
+        // Moved, then move-assigned over `target`: every resolver still lives in `target`,
+        // its own included; the operations of both still work.
+        Cache moved(std::move(cache));
+        CHECK_EQ(moved.write(first, response), (Strings{"A:1.id", "QUERY_ROOT.a"}));
+        target = std::move(moved);
+        CHECK_EQ(target.write(second, response), (Strings{"B:1.id", "QUERY_ROOT.a"}));
+        CHECK_EQ(target.write(on_target, response), (Strings{"T:1.id", "QUERY_ROOT.a"}));
+        CHECK_EQ(Cache::normalize(first, response),
+                 std::string(R"({"A:1":{"id":1},"QUERY_ROOT":{"a":{"$reference":"A:1"}}})"));
+        target.close();
+        CHECK_EQ(Cache::normalize(on_target, response),
+                 std::string(R"({"T:1":{"id":1},"QUERY_ROOT":{"a":{"$reference":"T:1"}}})"));
+    }
+}
+
+} // namespace
+
+int main()
+{
+    test_type_traits();
+    test_prepare_and_document();
+    test_normalize_write_read();
+    test_miss_and_partial();
+    test_fragments();
+    test_configure();
+    test_errors();
+    test_operation_moves();
+    test_key_resolver();
+    test_key_resolver_failures();
+    test_key_resolver_lifetime();
+    return 0;
+}
