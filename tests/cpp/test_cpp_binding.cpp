@@ -2,125 +2,20 @@
 // the exception for every status code, each method over the C interface, and the
 // parser of the JSON string arrays the library returns.
 
-#include "normcache.hpp"
+#include "test_support.hpp"
 
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
-#include <iostream>
-#include <sstream>
-#include <string>
 #include <type_traits>
-#include <typeinfo>
-#include <unistd.h>
 
 namespace {
 
 using NormCache::Cache;
-using Strings = std::vector<std::string>;
+using test_support::Strings;
 
-// ---------------------------------------------------------------------------
-// Checks: each failure prints file:line and what differed, and exits with 1.
-
-[[noreturn]] void fail(const char *file, int line, const std::string &what)
-{
-    std::cerr << file << ':' << line << ": " << what << '\n';
-    std::exit(1);
-}
-
-/// Shows a value in a failure message: strings quoted, vectors bracketed, optionals or "nullopt".
-std::string show(const std::string &value) { return '"' + value + '"'; }
-std::string show(const Strings &values)
-{
-    std::string out = "{";
-    for (const auto &value : values) {
-        out += (out.size() > 1 ? ", " : "") + show(value);
-    }
-    return out + "}";
-}
-std::string show(const std::optional<std::string> &value)
-{
-    return value ? show(*value) : "nullopt";
-}
-template <typename T> std::string show(const T &value)
-{
-    std::ostringstream out;
-    out << value;
-    return out.str();
-}
-
-#define CHECK(condition)                                                 \
-    do {                                                                 \
-        if (!(condition)) {                                              \
-            fail(__FILE__, __LINE__, "check failed: " #condition);       \
-        }                                                                \
-    } while (0)
-
-/// Fails unless `got == expected`, showing both.
-#define CHECK_EQ(got, expected)                                                              \
-    do {                                                                                     \
-        const auto &got_ = (got);                                                            \
-        const auto &expected_ = (expected);                                                  \
-        if (!(got_ == expected_)) {                                                          \
-            fail(__FILE__, __LINE__, #got " is " + show(got_) + ", expected " + show(expected_)); \
-        }                                                                                    \
-    } while (0)
-
-/// Fails unless `statement` throws exactly `Type` (not a subclass) with status `code`.
-#define CHECK_THROWS(statement, Type, expected_code)                                          \
-    do {                                                                                      \
-        try {                                                                                 \
-            statement;                                                                        \
-            fail(__FILE__, __LINE__, #statement " threw nothing, expected " #Type);           \
-        } catch (const NormCache::Error &error_) {                                            \
-            if (typeid(error_) != typeid(Type)) {                                             \
-                fail(__FILE__, __LINE__, #statement " threw " + std::string(typeid(error_).name()) + \
-                                             ", expected " #Type ": " + error_.what());       \
-            }                                                                                 \
-            CHECK_EQ(error_.code(), (expected_code));                                         \
-            CHECK(error_.what()[0] != '\0');                                                  \
-        }                                                                                     \
-    } while (0)
-
-// ---------------------------------------------------------------------------
-// Temporary paths: one mkdtemp directory per run, removed at exit.
-
-/// A directory made with mkdtemp under $TMPDIR (else /tmp), removed with all it holds
-/// when the program ends.
-struct TempDir {
-    std::filesystem::path path; ///< the directory
-
-    /// Makes the directory; exits when it cannot.
-    TempDir()
-    {
-        const char *base = std::getenv("TMPDIR");
-        std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
-                              "/normcache-cpp-test-XXXXXX";
-        if (mkdtemp(pattern.data()) == nullptr) {
-            std::perror("mkdtemp");
-            std::exit(1);
-        }
-        path = pattern;
-    }
-
-    /// Removes the directory and everything in it.
-    ~TempDir() { std::filesystem::remove_all(path); }
-};
-
-/// The temporary directory of this run, made on first use.
-const std::filesystem::path &temp_dir()
-{
-    static const TempDir dir;
-    return dir.path;
-}
-
-/// A path in the temporary directory that no earlier call returned.
-std::string fresh_path()
-{
-    static int counter = 0;
-    return (temp_dir() / ("cache-" + std::to_string(++counter) + ".cache")).string();
-}
+using test_support::fail;
+using test_support::fresh_path;
+using test_support::show;
+using test_support::temp_dir;
 
 // ---------------------------------------------------------------------------
 // Tests

@@ -3,18 +3,10 @@
 // normalize, write, read with hits, misses and partial data, fragments, the C++ key
 // resolver and its lifetime, and the exception of each failure, with exact outputs.
 
-#include "normcache.hpp"
+#include "test_support.hpp"
 
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <iostream>
-#include <sstream>
 #include <stdexcept>
-#include <string>
 #include <type_traits>
-#include <typeinfo>
-#include <unistd.h>
 
 namespace {
 
@@ -23,117 +15,16 @@ using NormCache::ObjectView;
 using NormCache::Operation;
 using NormCache::ReadResult;
 using NormCache::ResolvedKey;
-using Strings = std::vector<std::string>;
+using test_support::Strings;
 
-// ---------------------------------------------------------------------------
-// Checks: each failure prints file:line and what differed, and exits with 1.
+using test_support::fail;
+using test_support::fresh_path;
+using test_support::show;
 
-[[noreturn]] void fail(const char *file, int line, const std::string &what)
-{
-    std::cerr << file << ':' << line << ": " << what << '\n';
-    std::exit(1);
-}
-
-/// Shows a value in a failure message: strings quoted, vectors bracketed, optionals or
-/// "nullopt", read results as hit/miss and their JSON.
-std::string show(const std::string &value) { return '"' + value + '"'; }
-std::string show(const Strings &values)
-{
-    std::string out = "{";
-    for (const auto &value : values) {
-        out += (out.size() > 1 ? ", " : "") + show(value);
-    }
-    return out + "}";
-}
-std::string show(const std::optional<std::string> &value)
-{
-    return value ? show(*value) : "nullopt";
-}
+/// Shows a read result in a failure message: hit or miss, and its JSON.
 std::string show(const ReadResult &result)
 {
     return std::string(result.hit ? "hit " : "miss ") + show(result.json);
-}
-template <typename T> std::string show(const T &value)
-{
-    std::ostringstream out;
-    out << value;
-    return out.str();
-}
-
-#define CHECK(condition)                                                 \
-    do {                                                                 \
-        if (!(condition)) {                                              \
-            fail(__FILE__, __LINE__, "check failed: " #condition);       \
-        }                                                                \
-    } while (0)
-
-/// Fails unless `got == expected`, showing both.
-#define CHECK_EQ(got, expected)                                                              \
-    do {                                                                                     \
-        const auto &got_ = (got);                                                            \
-        const auto &expected_ = (expected);                                                  \
-        if (!(got_ == expected_)) {                                                          \
-            fail(__FILE__, __LINE__, #got " is " + show(got_) + ", expected " + show(expected_)); \
-        }                                                                                    \
-    } while (0)
-
-/// Fails unless `statement` throws exactly `Type` (not a subclass) with status `code`
-/// and a message that contains `text`.
-#define CHECK_THROWS(statement, Type, expected_code, text)                                    \
-    do {                                                                                      \
-        try {                                                                                 \
-            statement;                                                                        \
-            fail(__FILE__, __LINE__, #statement " threw nothing, expected " #Type);           \
-        } catch (const NormCache::Error &error_) {                                            \
-            if (typeid(error_) != typeid(Type)) {                                             \
-                fail(__FILE__, __LINE__, #statement " threw " + std::string(typeid(error_).name()) + \
-                                             ", expected " #Type ": " + error_.what());       \
-            }                                                                                 \
-            CHECK_EQ(error_.code(), (expected_code));                                         \
-            if (std::string(error_.what()).find(text) == std::string::npos) {                 \
-                fail(__FILE__, __LINE__, #statement " threw \"" + std::string(error_.what()) + \
-                                             "\", expected a message with \"" + (text) + "\""); \
-            }                                                                                 \
-        }                                                                                     \
-    } while (0)
-
-// ---------------------------------------------------------------------------
-// Temporary paths: one mkdtemp directory per run, removed at exit.
-
-/// A directory made with mkdtemp under $TMPDIR (else /tmp), removed with all it holds
-/// when the program ends.
-struct TempDir {
-    std::filesystem::path path; ///< the directory
-
-    /// Makes the directory; exits when it cannot.
-    TempDir()
-    {
-        const char *base = std::getenv("TMPDIR");
-        std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
-                              "/normcache-cpp-ops-test-XXXXXX";
-        if (mkdtemp(pattern.data()) == nullptr) {
-            std::perror("mkdtemp");
-            std::exit(1);
-        }
-        path = pattern;
-    }
-
-    /// Removes the directory and everything in it.
-    ~TempDir() { std::filesystem::remove_all(path); }
-};
-
-/// The temporary directory of this run, made on first use.
-const std::filesystem::path &temp_dir()
-{
-    static const TempDir dir;
-    return dir.path;
-}
-
-/// A path in the temporary directory that no earlier call returned.
-std::string fresh_path()
-{
-    static int counter = 0;
-    return (temp_dir() / ("cache-" + std::to_string(++counter) + ".cache")).string();
 }
 
 /// A new cache in the temporary directory, with fast durability.
@@ -297,7 +188,7 @@ void test_fragments()
     const Operation named = cache.prepare(
         "fragment A on Human { name } fragment B on Human { ...A }", std::string_view("B"));
     CHECK_EQ(cache.read_fragment(named, "Human:1000"), hit(R"({"name":"Luke"})"));
-    CHECK_THROWS(cache.prepare("fragment A on Human { name } fragment B on Human { ...A }"),
+    CHECK_THROWS_WITH(cache.prepare("fragment A on Human { name } fragment B on Human { ...A }"),
                  NormCache::DocumentError, NORMCACHE_EDOCUMENT, "name the fragment to use (A, B)");
     CHECK_EQ(cache.write_fragment(named, "Human:1000", R"({"__typename": "Human", "id": "1000", "name": "Luke"})"),
              Strings{});
@@ -305,11 +196,11 @@ void test_fragments()
              Strings{"Human:1000.name"});
 
     const Operation query = cache.prepare(hero_query);
-    CHECK_THROWS(cache.read(fragment), NormCache::InvalidArgument, NORMCACHE_EINVAL,
+    CHECK_THROWS_WITH(cache.read(fragment), NormCache::InvalidArgument, NORMCACHE_EINVAL,
                  "'DroidParts' is a fragment");
-    CHECK_THROWS(cache.read_fragment(query, "Droid:2001"), NormCache::InvalidArgument, NORMCACHE_EINVAL,
+    CHECK_THROWS_WITH(cache.read_fragment(query, "Droid:2001"), NormCache::InvalidArgument, NORMCACHE_EINVAL,
                  "is an operation, not a fragment");
-    CHECK_THROWS(cache.write_fragment(query, "Droid:2001", "{}"), NormCache::InvalidArgument,
+    CHECK_THROWS_WITH(cache.write_fragment(query, "Droid:2001", "{}"), NormCache::InvalidArgument,
                  NORMCACHE_EINVAL, "");
 }
 
@@ -331,44 +222,44 @@ void test_configure()
 void test_errors()
 {
     Cache cache = schema_cache();
-    CHECK_THROWS(cache.load_schema("type Query {"), NormCache::SchemaError, NORMCACHE_ESCHEMA,
+    CHECK_THROWS_WITH(cache.load_schema("type Query {"), NormCache::SchemaError, NORMCACHE_ESCHEMA,
                  "GraphQL error at line 1, column 13");
-    CHECK_THROWS(cache.configure(R"({"typePolicies": 5})"), NormCache::InvalidArgument, NORMCACHE_EINVAL,
+    CHECK_THROWS_WITH(cache.configure(R"({"typePolicies": 5})"), NormCache::InvalidArgument, NORMCACHE_EINVAL,
                  "typePolicies must be a JSON object");
-    CHECK_THROWS(cache.configure(R"({"typePolicies": )"), NormCache::JsonError, NORMCACHE_EJSON, "byte 17");
-    CHECK_THROWS(cache.prepare("{ hero { }"), NormCache::DocumentError, NORMCACHE_EDOCUMENT,
+    CHECK_THROWS_WITH(cache.configure(R"({"typePolicies": )"), NormCache::JsonError, NORMCACHE_EJSON, "byte 17");
+    CHECK_THROWS_WITH(cache.prepare("{ hero { }"), NormCache::DocumentError, NORMCACHE_EDOCUMENT,
                  "GraphQL error at line 1, column 10");
-    CHECK_THROWS(cache.prepare("{ nope }"), NormCache::DocumentError, NORMCACHE_EDOCUMENT,
+    CHECK_THROWS_WITH(cache.prepare("{ nope }"), NormCache::DocumentError, NORMCACHE_EDOCUMENT,
                  "field 'nope' is not defined on type 'Query'");
-    CHECK_THROWS(cache.prepare("query A { hero { name } } query B { hero { name } }"),
+    CHECK_THROWS_WITH(cache.prepare("query A { hero { name } } query B { hero { name } }"),
                  NormCache::DocumentError, NORMCACHE_EDOCUMENT, "");
-    CHECK_THROWS(cache.prepare("query A { hero { name } }", std::string_view("C")), NormCache::DocumentError,
+    CHECK_THROWS_WITH(cache.prepare("query A { hero { name } }", std::string_view("C")), NormCache::DocumentError,
                  NORMCACHE_EDOCUMENT, "");
 
     const Operation op = cache.prepare("{ hero { name } }");
     const char *const no_name = R"({"data": {"hero": {"__typename": "Droid", "id": "1"}}})";
-    CHECK_THROWS(cache.write(op, no_name), NormCache::DataError, NORMCACHE_EDATA,
+    CHECK_THROWS_WITH(cache.write(op, no_name), NormCache::DataError, NORMCACHE_EDATA,
                  "invalid response data at hero.name: the response has no 'name'");
-    CHECK_THROWS(Cache::normalize(op, no_name), NormCache::DataError, NORMCACHE_EDATA,
+    CHECK_THROWS_WITH(Cache::normalize(op, no_name), NormCache::DataError, NORMCACHE_EDATA,
                  "invalid response data at hero.name: the response has no 'name'");
-    CHECK_THROWS(cache.write(op, R"({"data": )"), NormCache::JsonError, NORMCACHE_EJSON, "");
-    CHECK_THROWS(cache.write(op, "{}", "[]"), NormCache::JsonError, NORMCACHE_EJSON, "");
-    CHECK_THROWS(cache.read(op, "[]"), NormCache::JsonError, NORMCACHE_EJSON,
+    CHECK_THROWS_WITH(cache.write(op, R"({"data": )"), NormCache::JsonError, NORMCACHE_EJSON, "");
+    CHECK_THROWS_WITH(cache.write(op, "{}", "[]"), NormCache::JsonError, NORMCACHE_EJSON, "");
+    CHECK_THROWS_WITH(cache.read(op, "[]"), NormCache::JsonError, NORMCACHE_EJSON,
                  "variables must be a JSON object");
     CHECK_EQ(cache.search(""), Strings{});
 
     // A closed cache: InvalidArgument from every operations method; static normalize still works.
     cache.close();
-    CHECK_THROWS(cache.load_schema(schema), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS(cache.configure("{}"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS(cache.prepare("{ a }"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS(cache.write(op, hero_response), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS(cache.read(op), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS(cache.read_fragment(op, "A:1"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS(cache.write_fragment(op, "A:1", "{}"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS(cache.set_key_resolver([](auto, const ObjectView &) { return std::optional<ResolvedKey>(); }),
+    CHECK_THROWS_WITH(cache.load_schema(schema), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS_WITH(cache.configure("{}"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS_WITH(cache.prepare("{ a }"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS_WITH(cache.write(op, hero_response), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS_WITH(cache.read(op), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS_WITH(cache.read_fragment(op, "A:1"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS_WITH(cache.write_fragment(op, "A:1", "{}"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS_WITH(cache.set_key_resolver([](auto, const ObjectView &) { return std::optional<ResolvedKey>(); }),
                  NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS(cache.set_key_resolver(nullptr), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS_WITH(cache.set_key_resolver(nullptr), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
     CHECK_EQ(Cache::normalize(op, R"({"data": {"hero": null}})"), std::string(R"({"QUERY_ROOT":{"hero":null}})"));
 }
 
@@ -380,7 +271,7 @@ void test_operation_moves()
     Operation kept;
     CHECK(!kept.valid());
     CHECK(kept.native_handle() == nullptr);
-    CHECK_THROWS(kept.document(), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS_WITH(kept.document(), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
     {
         Cache cache(path);
         Operation first = cache.prepare("{ a }");
@@ -390,12 +281,12 @@ void test_operation_moves()
         CHECK(first.native_handle() == nullptr);
         CHECK(second.native_handle() == first_handle);
         CHECK_EQ(second.document(), std::string("{\n  a\n}"));
-        CHECK_THROWS(first.document(), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-        CHECK_THROWS(Cache::normalize(first, R"({"data": {"a": 1}})"), NormCache::InvalidArgument,
+        CHECK_THROWS_WITH(first.document(), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+        CHECK_THROWS_WITH(Cache::normalize(first, R"({"data": {"a": 1}})"), NormCache::InvalidArgument,
                      NORMCACHE_EINVAL, "");
-        CHECK_THROWS(cache.write(first, R"({"data": {"a": 1}})"), NormCache::InvalidArgument,
+        CHECK_THROWS_WITH(cache.write(first, R"({"data": {"a": 1}})"), NormCache::InvalidArgument,
                      NORMCACHE_EINVAL, "");
-        CHECK_THROWS(cache.read(first), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+        CHECK_THROWS_WITH(cache.read(first), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
 
         Operation third = cache.prepare("{ b }");
         ::normcache_op *third_handle = third.native_handle();
@@ -476,11 +367,11 @@ void test_key_resolver_failures()
         const std::string failing =
             std::string(R"({"data": {"a": {"__typename": "Fine", "b": {"__typename": ")") + type +
             R"(", "c": 1}}}})";
-        CHECK_THROWS(cache.write(op, failing), NormCache::CallbackError, NORMCACHE_ECALLBACK,
+        CHECK_THROWS_WITH(cache.write(op, failing), NormCache::CallbackError, NORMCACHE_ECALLBACK,
                      std::string("the key resolver failed at a.b: the resolver returned status ") +
                          std::to_string(std::string(type) == "Empty" ? NORMCACHE_EINVAL : NORMCACHE_ECALLBACK) +
                          " for " + type);
-        CHECK_THROWS(Cache::normalize(op, failing), NormCache::CallbackError, NORMCACHE_ECALLBACK, type);
+        CHECK_THROWS_WITH(Cache::normalize(op, failing), NormCache::CallbackError, NORMCACHE_ECALLBACK, type);
         CHECK_EQ(cache.search(""), Strings{});
     }
     CHECK_EQ(cache.write(op, fine), (Strings{"Fine:1.c", "Fine:1.__typename", "Fine:top.b",

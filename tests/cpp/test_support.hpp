@@ -1,0 +1,129 @@
+// test_support.hpp — what the C++ tests share: checks that print file:line and what
+// differed, then exit with 1; and fresh cache paths in one temporary directory per run.
+#ifndef NORMCACHE_TEST_SUPPORT_HPP
+#define NORMCACHE_TEST_SUPPORT_HPP
+
+#include "normcache.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <typeinfo>
+#include <unistd.h>
+#include <vector>
+
+namespace test_support {
+
+using Strings = std::vector<std::string>;
+
+/// Prints where and what failed, and ends the program with status 1.
+[[noreturn]] inline void fail(const char *file, int line, const std::string &what)
+{
+    std::cerr << file << ':' << line << ": " << what << '\n';
+    std::exit(1);
+}
+
+/// Shows a value in a failure message: strings quoted, vectors bracketed, optionals or "nullopt".
+inline std::string show(const std::string &value) { return '"' + value + '"'; }
+inline std::string show(const Strings &values)
+{
+    std::string out = "{";
+    for (const auto &value : values) {
+        out += (out.size() > 1 ? ", " : "") + show(value);
+    }
+    return out + "}";
+}
+inline std::string show(const std::optional<std::string> &value)
+{
+    return value ? show(*value) : "nullopt";
+}
+template <typename T> std::string show(const T &value)
+{
+    std::ostringstream out;
+    out << value;
+    return out.str();
+}
+
+/// A directory made with mkdtemp under $TMPDIR (else /tmp), removed with all it holds
+/// when the program ends.
+struct TempDir {
+    std::filesystem::path path; ///< the directory
+
+    /// Makes the directory; exits when it cannot.
+    TempDir()
+    {
+        const char *base = std::getenv("TMPDIR");
+        std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") +
+                              "/normcache-cpp-test-XXXXXX";
+        if (mkdtemp(pattern.data()) == nullptr) {
+            std::perror("mkdtemp");
+            std::exit(1);
+        }
+        path = pattern;
+    }
+
+    /// Removes the directory and everything in it.
+    ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+/// The temporary directory of this run, made on first use.
+inline const std::filesystem::path &temp_dir()
+{
+    static const TempDir dir;
+    return dir.path;
+}
+
+/// A path in the temporary directory that no earlier call returned.
+inline std::string fresh_path()
+{
+    static int counter = 0;
+    return (temp_dir() / ("cache-" + std::to_string(++counter) + ".cache")).string();
+}
+
+} // namespace test_support
+
+#define CHECK(condition)                                                 \
+    do {                                                                 \
+        if (!(condition)) {                                              \
+            fail(__FILE__, __LINE__, "check failed: " #condition);       \
+        }                                                                \
+    } while (0)
+
+/// Fails unless `got == expected`, showing both.
+#define CHECK_EQ(got, expected)                                                              \
+    do {                                                                                     \
+        const auto &got_ = (got);                                                            \
+        const auto &expected_ = (expected);                                                  \
+        if (!(got_ == expected_)) {                                                          \
+            fail(__FILE__, __LINE__, #got " is " + show(got_) + ", expected " + show(expected_)); \
+        }                                                                                    \
+    } while (0)
+
+/// Fails unless `statement` throws exactly `Type` (not a subclass) with status `code`
+/// and a message that contains `text`.
+#define CHECK_THROWS_WITH(statement, Type, expected_code, text)                               \
+    do {                                                                                      \
+        try {                                                                                 \
+            statement;                                                                        \
+            fail(__FILE__, __LINE__, #statement " threw nothing, expected " #Type);           \
+        } catch (const NormCache::Error &error_) {                                            \
+            if (typeid(error_) != typeid(Type)) {                                             \
+                fail(__FILE__, __LINE__, #statement " threw " + std::string(typeid(error_).name()) + \
+                                             ", expected " #Type ": " + error_.what());       \
+            }                                                                                 \
+            CHECK_EQ(error_.code(), (expected_code));                                         \
+            if (std::string(error_.what()).find(text) == std::string::npos) {                 \
+                fail(__FILE__, __LINE__, #statement " threw \"" + std::string(error_.what()) + \
+                                             "\", expected a message with \"" + (text) + "\""); \
+            }                                                                                 \
+        }                                                                                     \
+    } while (0)
+
+/// Fails unless `statement` throws exactly `Type` (not a subclass) with status `code`.
+#define CHECK_THROWS(statement, Type, expected_code) CHECK_THROWS_WITH(statement, Type, expected_code, "")
+
+#endif
