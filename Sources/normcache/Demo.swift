@@ -44,7 +44,35 @@ struct Demo {
 
         let removed = try cache.removeAll(withPrefix: "Post:99")
         print("removed key group Post:99 → \(removed) records")
+        try graphQL(cache)
         print("stats: \(String(decoding: try cache.stats().json, as: UTF8.self))")
+    }
+
+    /// A GraphQL response normalized by its operation and read back, then a query that
+    /// asks for more than the cache holds.
+    private func graphQL(_ cache: NormalizedCache) throws(NormCacheError) {
+        try cache.loadSchema("""
+        type Query { feed: [Post] post(id: ID!): Post }
+        type Post { id: ID! title: String score: Int summary: String author: User }
+        type User { id: ID! name: String }
+        extend type Post @typePolicy(keyFields: "id")
+        extend type User @typePolicy(keyFields: "id")
+        extend type Query @fieldPolicy(forField: "post", keyArgs: "id")
+        """)
+        let feed = try cache.prepare("query Feed { feed { title author { name } } }")
+        print("GraphQL: the document sent for Feed adds __typename and key fields:")
+        print(feed.document.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+        let response = #"{"data": {"feed": [{"__typename": "Post", "id": "1", "title": "Hello", "author": {"__typename": "User", "id": "3", "name": "Ada L."}}]}}"#
+        let changed = try cache.write(feed, response: response)
+        print("wrote the Feed response: changed \(changed)")
+        if case .data(let data) = try cache.read(feed) { print("read Feed back: \(String(decoding: data, as: UTF8.self))") }
+        let post = try cache.prepare("query ($id: ID!) { post(id: $id) { title score summary } }")
+        switch try cache.read(post, variables: #"{"id": "1"}"#, partial: true) {
+        case .data(let data):
+            print("read post(id: 1) through its field policy: \(String(decoding: data, as: UTF8.self))")
+        case .miss(let missing, let partial):
+            print("read post(id: 1) through its field policy, a miss: \(String(decoding: JSONEncoding.miss(missing, partialData: partial), as: UTF8.self))")
+        }
     }
 
     private func feedRecords() -> String {
