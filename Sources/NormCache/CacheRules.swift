@@ -15,8 +15,9 @@ final class CacheRules: @unchecked Sendable {
     /// configured rules over them.
     func load(_ newSchema: Schema) throws(NormCacheError) {
         var rules = try KeyRules(schema: newSchema)
-        lock.withLock {
+        try lock.withLock { () throws(NormCacheError) in
             rules.overlay(configured)
+            try rules.checkInheritance(in: newSchema, code: .schema)
             schema = newSchema
             keyRules = rules
         }
@@ -37,6 +38,7 @@ final class CacheRules: @unchecked Sendable {
             try added.configure(json: json)
             var rules = keyRules
             try rules.configure(json: json)
+            if let schema { try rules.checkInheritance(in: schema, code: .invalidArgument) }
             configured = added
             keyRules = rules
         }

@@ -46,11 +46,21 @@ import Testing
         #expect(schemaError("type Dog { id: ID }\nextend type Dog @typePolicy(keyFields: \"id name\")")
             == "GraphQL error at line 2, column 17: key field 'name' of @typePolicy on 'Dog' is not a field of 'Dog'")
         #expect(schemaError("interface Pet { id: ID name: String }\ntype Dog implements Pet { id: ID name: String }\nextend interface Pet @typePolicy(keyFields: \"id\")\nextend type Dog @typePolicy(keyFields: \"name\")")
-            == "GraphQL error at line 2, column 1: @typePolicy on 'Dog' conflicts with the one it inherits (Pet: id)")
+            == "GraphQL error at line 2, column 1: the type policy of 'Dog' conflicts with the one it inherits (Pet: id)")
         #expect(schemaError("type Query { dog(id: ID): Int }\nextend type Query @fieldPolicy(forField: \"dog\", keyArgs: \"name\")")
             == "GraphQL error at line 2, column 19: key argument 'name' of @fieldPolicy is not an argument of 'Query.dog'")
         #expect(schemaError("type Query { a: Int }\nextend type Query @fieldPolicy(forField: \"cat\", keyArgs: \"id\")")
             == "GraphQL error at line 2, column 19: @fieldPolicy on 'Query' names no field of 'Query'")
+    }
+
+    @Test func configuredPoliciesMayNotConflictThroughTheSchema() throws {
+        let test = try TestCache()
+        try test.cache.loadSchema("interface Node { id: ID! uuid: ID }\ninterface Named { name: String }\ntype Dog implements Node & Named { id: ID! uuid: ID name: String }")
+        try test.cache.configure(#"{"typePolicies": {"Node": {"keyFields": ["id"]}}}"#)
+        #expect(throws: NormCacheError(.invalidArgument, "GraphQL error at line 3, column 1: 'Dog' inherits conflicting type policies (Named: name; Node: id)")) {
+            try test.cache.configure(#"{"typePolicies": {"Named": {"keyFields": ["name"]}}}"#)
+        }
+        try test.cache.configure(#"{"typePolicies": {"Dog": {"keyFields": ["id"]}}}"#)
     }
 
     @Test func configurationJSON() throws {

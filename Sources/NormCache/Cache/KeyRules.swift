@@ -52,17 +52,24 @@ struct KeyRules {
                 }
             }
         }
+        try checkInheritance(in: schema, code: .schema)
+    }
+
+    /// Fails when a type's own policy differs from one it inherits from an interface,
+    /// or it inherits different policies and has none of its own (which one would key
+    /// it depends on declaration order).
+    func checkInheritance(in schema: Schema, code: NormCacheError.Code) throws(NormCacheError) {
         for type in schema.types.values.sorted(by: { $0.name < $1.name }) where type.kind == .object || type.kind == .interface {
             let ancestors = schema.interfaces(of: type.name)
             let inherited = Set(ancestors.compactMap { name in
                 typePolicies[name].map { "\(name): \($0.keyFields.joined(separator: " "))" }
-            })
+            }).sorted().joined(separator: "; ")
             let distinct = Set(ancestors.compactMap { typePolicies[$0] })
             if let own = typePolicies[type.name], distinct.contains(where: { $0 != own }) {
-                throw Self.error("@typePolicy on '\(type.name)' conflicts with the one it inherits (\(inherited.sorted().joined(separator: "; ")))", at: type.location)
+                throw NormCacheError(code, "GraphQL error at \(type.location): the type policy of '\(type.name)' conflicts with the one it inherits (\(inherited))")
             }
             if typePolicies[type.name] == nil, distinct.count > 1 {
-                throw Self.error("'\(type.name)' inherits conflicting @typePolicy key fields (\(inherited.sorted().joined(separator: "; ")))", at: type.location)
+                throw NormCacheError(code, "GraphQL error at \(type.location): '\(type.name)' inherits conflicting type policies (\(inherited))")
             }
         }
     }
