@@ -28,26 +28,56 @@ enum Boundary {
         return UnsafeRawBufferPointer(start: pointer, count: length)
     }
 
+    /// Runs the body of a function with one output buffer: clears the pair, checks it
+    /// (`optional`: both NULL means the caller does not want the output), and hands the
+    /// bytes `body` makes to the caller with NORMCACHE_OK.
+    static func returning(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
+                          _ parameter: String, optional: Bool = false,
+                          _ body: () throws(NormCacheError) -> [UInt8]) -> Int32 {
+        clear(out, outLength)
+        return run { () throws(NormCacheError) in
+            if optional { try allow(out, outLength, parameter) } else { try require(out, outLength, parameter) }
+            try output(body(), out, outLength)
+            return NORMCACHE_OK
+        }
+    }
+
+    /// `returning` for a write: the changed fields as a JSON array, in `out_changed`,
+    /// which the caller may leave NULL.
+    static func returningChanged(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
+                                 _ body: () throws(NormCacheError) -> [String]) -> Int32 {
+        returning(out, outLength, "out_changed", optional: true) { () throws(NormCacheError) in
+            JSONEncoding.stringArray(try body())
+        }
+    }
+
+    /// Runs the body of a read: checks the flags, and hands the data over with
+    /// NORMCACHE_OK, or the missing paths (and partial data) with NORMCACHE_MISS.
+    static func returningRead(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
+                              flags: UInt32, _ body: (_ partial: Bool) throws(NormCacheError) -> ReadResult) -> Int32 {
+        clear(out, outLength)
+        return run { () throws(NormCacheError) in
+            try require(out, outLength, "out_json")
+            guard flags & ~NORMCACHE_READ_PARTIAL == 0 else {
+                throw NormCacheError(.invalidArgument, "unknown read flags 0x\(String(flags, radix: 16))")
+            }
+            switch try body(flags & NORMCACHE_READ_PARTIAL != 0) {
+            case .data(let data):
+                try output(data, out, outLength)
+                return NORMCACHE_OK
+            case .miss(let missing, let partialData):
+                try output(JSONEncoding.miss(missing, partialData: partialData), out, outLength)
+                return NORMCACHE_MISS
+            }
+        }
+    }
+
     /// An input byte range that must be UTF-8 text.
     static func text(_ pointer: UnsafePointer<CChar>?, _ length: Int, _ parameter: String) throws(NormCacheError) -> String {
         guard let text = String(validating: try input(pointer, length, parameter), as: UTF8.self) else {
             throw NormCacheError(.invalidArgument, "\(parameter) is not valid UTF-8")
         }
         return text
-    }
-
-    /// Hands a read's result to the caller: the data with NORMCACHE_OK, or the missing
-    /// paths (and partial data) with NORMCACHE_MISS.
-    static func output(_ result: ReadResult, _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                       _ outLength: UnsafeMutablePointer<Int>?) throws(NormCacheError) -> Int32 {
-        switch result {
-        case .data(let data):
-            try output(data, out, outLength)
-            return NORMCACHE_OK
-        case .miss(let missing, let partialData):
-            try output(JSONEncoding.miss(missing, partialData: partialData), out, outLength)
-            return NORMCACHE_MISS
-        }
     }
 
     /// Clears an output buffer pair so that it reads NULL/0 whatever happens next.
@@ -68,14 +98,6 @@ enum Boundary {
     static func allow(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
                       _ parameter: String) throws(NormCacheError) {
         if out != nil { try require(out, outLength, parameter) }
-    }
-
-    /// Whether read `flags` ask for partial data; unknown flags are an error.
-    static func partial(_ flags: UInt32) throws(NormCacheError) -> Bool {
-        guard flags & ~NORMCACHE_READ_PARTIAL == 0 else {
-            throw NormCacheError(.invalidArgument, "unknown read flags 0x\(String(flags, radix: 16))")
-        }
-        return flags & NORMCACHE_READ_PARTIAL != 0
     }
 
     /// Hands `bytes` to the caller as a malloc'd, NUL-terminated buffer that

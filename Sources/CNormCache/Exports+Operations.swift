@@ -37,11 +37,8 @@ public func normcache_prepare(_ cache: OpaquePointer?, _ document: UnsafePointer
 @c @implementation
 public func normcache_op_document(_ op: OpaquePointer?, _ outDocument: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                   _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.clear(outDocument, outLength)
-    return Boundary.run { () throws(NormCacheError) in
-        try Boundary.require(outDocument, outLength, "out_document")
-        try Boundary.output(Array(operations.object(op).document.utf8), outDocument, outLength)
-        return NORMCACHE_OK
+    Boundary.returning(outDocument, outLength, "out_document") { () throws(NormCacheError) in
+        Array(try operations.object(op).document.utf8)
     }
 }
 
@@ -59,14 +56,9 @@ public func normcache_normalize(_ op: OpaquePointer?, _ variables: UnsafePointer
                                 _ response: UnsafePointer<CChar>?, _ responseLength: Int,
                                 _ outRecords: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                 _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.clear(outRecords, outLength)
-    return Boundary.run { () throws(NormCacheError) in
-        try Boundary.require(outRecords, outLength, "out_records")
-        let operation = try operations.object(op)
-        let records = try NormalizedCache.normalize(operation, variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                                    response: Boundary.input(response, responseLength, "response_json"))
-        try Boundary.output(records, outRecords, outLength)
-        return NORMCACHE_OK
+    Boundary.returning(outRecords, outLength, "out_records") { () throws(NormCacheError) in
+        try NormalizedCache.normalize(operations.object(op), variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                      response: Boundary.input(response, responseLength, "response_json"))
     }
 }
 
@@ -76,15 +68,9 @@ public func normcache_write(_ cache: OpaquePointer?, _ op: OpaquePointer?,
                             _ response: UnsafePointer<CChar>?, _ responseLength: Int,
                             _ outChanged: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                             _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.clear(outChanged, outLength)
-    return Boundary.run { () throws(NormCacheError) in
-        try Boundary.allow(outChanged, outLength, "out_changed")
-        let open = try caches.object(cache)
-        let operation = try operations.object(op)
-        let changed = try open.write(operation, variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                     response: Boundary.input(response, responseLength, "response_json"))
-        try Boundary.output(JSONEncoding.stringArray(changed), outChanged, outLength)
-        return NORMCACHE_OK
+    Boundary.returningChanged(outChanged, outLength) { () throws(NormCacheError) in
+        try caches.object(cache).write(operations.object(op), variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                       response: Boundary.input(response, responseLength, "response_json"))
     }
 }
 
@@ -93,15 +79,9 @@ public func normcache_read(_ cache: OpaquePointer?, _ op: OpaquePointer?,
                            _ variables: UnsafePointer<CChar>?, _ variablesLength: Int, _ flags: UInt32,
                            _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                            _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.clear(outJSON, outLength)
-    return Boundary.run { () throws(NormCacheError) in
-        try Boundary.require(outJSON, outLength, "out_json")
-        let partial = try Boundary.partial(flags)
-        let open = try caches.object(cache)
-        let operation = try operations.object(op)
-        let result = try open.read(operation, variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                   partial: partial)
-        return try Boundary.output(result, outJSON, outLength)
+    Boundary.returningRead(outJSON, outLength, flags: flags) { (partial) throws(NormCacheError) in
+        try caches.object(cache).read(operations.object(op), variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                      partial: partial)
     }
 }
 
@@ -110,16 +90,10 @@ public func normcache_read_fragment(_ cache: OpaquePointer?, _ fragment: OpaqueP
                                     _ variables: UnsafePointer<CChar>?, _ variablesLength: Int, _ flags: UInt32,
                                     _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                     _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.clear(outJSON, outLength)
-    return Boundary.run { () throws(NormCacheError) in
-        try Boundary.require(outJSON, outLength, "out_json")
-        let partial = try Boundary.partial(flags)
-        let open = try caches.object(cache)
-        let prepared = try operations.object(fragment)
-        let result = try open.readFragment(prepared, key: Boundary.text(key, keyLength, "key"),
-                                           variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                           partial: partial)
-        return try Boundary.output(result, outJSON, outLength)
+    Boundary.returningRead(outJSON, outLength, flags: flags) { (partial) throws(NormCacheError) in
+        try caches.object(cache).readFragment(operations.object(fragment), key: Boundary.text(key, keyLength, "key"),
+                                              variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                              partial: partial)
     }
 }
 
@@ -129,15 +103,9 @@ public func normcache_write_fragment(_ cache: OpaquePointer?, _ fragment: Opaque
                                      _ variables: UnsafePointer<CChar>?, _ variablesLength: Int,
                                      _ outChanged: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                      _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.clear(outChanged, outLength)
-    return Boundary.run { () throws(NormCacheError) in
-        try Boundary.allow(outChanged, outLength, "out_changed")
-        let open = try caches.object(cache)
-        let prepared = try operations.object(fragment)
-        let changed = try open.writeFragment(prepared, key: Boundary.text(key, keyLength, "key"),
-                                             data: Boundary.input(data, dataLength, "data_json"),
-                                             variables: Boundary.input(variables, variablesLength, "variables_json"))
-        try Boundary.output(JSONEncoding.stringArray(changed), outChanged, outLength)
-        return NORMCACHE_OK
+    Boundary.returningChanged(outChanged, outLength) { () throws(NormCacheError) in
+        try caches.object(cache).writeFragment(operations.object(fragment), key: Boundary.text(key, keyLength, "key"),
+                                               data: Boundary.input(data, dataLength, "data_json"),
+                                               variables: Boundary.input(variables, variablesLength, "variables_json"))
     }
 }

@@ -61,13 +61,8 @@ public func normcache_close(_ cache: OpaquePointer?) -> Int32 {
 public func normcache_put(_ cache: OpaquePointer?, _ records: UnsafePointer<CChar>?, _ recordsLength: Int,
                           _ outChanged: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                           _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.clear(outChanged, outLength)
-    return Boundary.run { () throws(NormCacheError) in
-        try Boundary.allow(outChanged, outLength, "out_changed")
-        let open = try caches.object(cache)
-        let changed = try open.put(json: Boundary.input(records, recordsLength, "records_json"))
-        try Boundary.output(JSONEncoding.stringArray(changed), outChanged, outLength)
-        return NORMCACHE_OK
+    Boundary.returningChanged(outChanged, outLength) { () throws(NormCacheError) in
+        try caches.object(cache).put(json: Boundary.input(records, recordsLength, "records_json"))
     }
 }
 
@@ -118,25 +113,18 @@ public func normcache_search(_ cache: OpaquePointer?, _ prefix: UnsafePointer<CC
                              _ after: UnsafePointer<CChar>?, _ afterLength: Int, _ limit: Int,
                              _ outKeys: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                              _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.clear(outKeys, outLength)
-    return Boundary.run { () throws(NormCacheError) in
-        try Boundary.require(outKeys, outLength, "out_keys")
+    Boundary.returning(outKeys, outLength, "out_keys") { () throws(NormCacheError) in
         let open = try caches.object(cache)
         let afterBytes = after == nil && afterLength == 0 ? nil : try Boundary.input(after, afterLength, "after")
-        let keys = try open.keys(withPrefix: Boundary.input(prefix, prefixLength, "prefix"), after: afterBytes,
-                                 limit: limit)
-        try Boundary.output(JSONEncoding.stringArray(keys), outKeys, outLength)
-        return NORMCACHE_OK
+        return JSONEncoding.stringArray(try open.keys(withPrefix: Boundary.input(prefix, prefixLength, "prefix"),
+                                                      after: afterBytes, limit: limit))
     }
 }
 
 @c @implementation
 public func normcache_stats(_ cache: OpaquePointer?, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                             _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.clear(outJSON, outLength)
-    return Boundary.run { () throws(NormCacheError) in
-        try Boundary.require(outJSON, outLength, "out_json")
-        try Boundary.output(caches.object(cache).stats().json, outJSON, outLength)
-        return NORMCACHE_OK
+    Boundary.returning(outJSON, outLength, "out_json") { () throws(NormCacheError) in
+        try caches.object(cache).stats().json
     }
 }

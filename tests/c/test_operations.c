@@ -4,16 +4,8 @@
  * the errors of each, with exact outputs.
  */
 #include "check.h"
+#include "star_wars_schema.h"
 
-static const char *schema =
-    "type Query { hero(episode: Episode): Character droid(id: ID!): Droid }\n"
-    "enum Episode { NEWHOPE EMPIRE JEDI }\n"
-    "interface Character { id: ID! name: String! friends: [Character] }\n"
-    "type Droid implements Character { id: ID! name: String! friends: [Character] primaryFunction: String }\n"
-    "type Human implements Character { id: ID! name: String! friends: [Character] }\n"
-    "extend type Droid @typePolicy(keyFields: \"id\")\n"
-    "extend type Human @typePolicy(keyFields: \"id\")\n"
-    "extend type Query @fieldPolicy(forField: \"droid\", keyArgs: \"id\")\n";
 
 static const char *response =
     "{\"data\": {\"hero\": {\"__typename\": \"Droid\", \"id\": \"2001\", \"name\": \"R2-D2\", \"friends\": ["
@@ -47,7 +39,7 @@ static void test_write_then_read(void)
     size_t length = 0;
     const char *hero = "{ hero { name friends { name } } }";
 
-    CHECK_OK(normcache_load_schema(cache, schema, strlen(schema)));
+    CHECK_OK(normcache_load_schema(cache, star_wars_schema, strlen(star_wars_schema)));
     op = prepare(cache, hero);
     CHECK_OK(normcache_op_document(op, &out, &length));
     nc_check_output(__FILE__, __LINE__, "document", out, length,

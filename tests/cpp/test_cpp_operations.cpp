@@ -4,6 +4,7 @@
 // resolver and its lifetime, and the exception of each failure, with exact outputs.
 
 #include "test_support.hpp"
+#include "../c/star_wars_schema.h"
 
 #include <stdexcept>
 #include <type_traits>
@@ -33,15 +34,6 @@ Cache fresh_cache() { return Cache(fresh_path(), R"({"durability": "fast"})"); }
 // ---------------------------------------------------------------------------
 // Fixtures
 
-const char *const schema =
-    "type Query { hero(episode: Episode): Character droid(id: ID!): Droid }\n"
-    "enum Episode { NEWHOPE EMPIRE JEDI }\n"
-    "interface Character { id: ID! name: String! friends: [Character] }\n"
-    "type Droid implements Character { id: ID! name: String! friends: [Character] primaryFunction: String }\n"
-    "type Human implements Character { id: ID! name: String! friends: [Character] }\n"
-    "extend type Droid @typePolicy(keyFields: \"id\")\n"
-    "extend type Human @typePolicy(keyFields: \"id\")\n"
-    "extend type Query @fieldPolicy(forField: \"droid\", keyArgs: \"id\")\n";
 
 const char *const hero_query = "{ hero { name friends { name } } }";
 
@@ -62,7 +54,7 @@ const Strings hero_changed = {"Human:1000.name",    "Human:1000.id",      "Human
 Cache schema_cache()
 {
     Cache cache = fresh_cache();
-    cache.load_schema(schema);
+    cache.load_schema(star_wars_schema);
     return cache;
 }
 
@@ -250,7 +242,7 @@ void test_errors()
 
     // A closed cache: InvalidArgument from every operations method; static normalize still works.
     cache.close();
-    CHECK_THROWS_WITH(cache.load_schema(schema), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS_WITH(cache.load_schema(star_wars_schema), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
     CHECK_THROWS_WITH(cache.configure("{}"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
     CHECK_THROWS_WITH(cache.prepare("{ a }"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
     CHECK_THROWS_WITH(cache.write(op, hero_response), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
