@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "normcache", type: .dynamic, targets: ["CNormCache"]),
         .library(name: "NormCache", targets: ["NormCache"]),
         .executable(name: "normcache-cli", targets: ["normcache"]),
+        .executable(name: "normcache-bench", targets: ["normcache-bench"]),
     ],
     dependencies: [
         // Test-only: GraphQLSwift's parser is the oracle of GraphQLOracleTests and no
@@ -35,10 +36,19 @@ let package = Package(
             linkerSettings: exportsOnlyTheCInterface
         ),
         .executableTarget(name: "normcache", dependencies: ["NormCache"]),
+        // The perf harness: normcache through its C interface against raw LMDB,
+        // simdjson (Debian's libsimdjson-dev), Foundation and two Python baselines.
+        .target(name: "CSimdjsonWalk", linkerSettings: [.linkedLibrary("simdjson")]),
+        .executableTarget(
+            name: "normcache-bench",
+            dependencies: ["CNormCache", "CNormCacheHeader", "NormCache", "CLMDB", "CSimdjsonWalk"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .testTarget(name: "NormCacheTests", dependencies: ["NormCache", "CNormCache", "CNormCacheHeader", "CLMDB"]),
         .testTarget(
             name: "GraphQLOracleTests",
             dependencies: ["NormCache", .product(name: "GraphQL", package: "GraphQL")]
         ),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )

@@ -43,11 +43,12 @@ enum Boundary {
     }
 
     /// `returning` for a write: the changed fields as a JSON array, in `out_changed`,
-    /// which the caller may leave NULL.
+    /// which the caller may leave NULL; `body` learns whether they are wanted, so that
+    /// it builds them only then.
     static func returningChanged(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
-                                 _ body: () throws(NormCacheError) -> [String]) -> Int32 {
+                                 _ body: (_ wanted: Bool) throws(NormCacheError) -> [String]) -> Int32 {
         returning(out, outLength, "out_changed", optional: true) { () throws(NormCacheError) in
-            JSONEncoding.stringArray(try body())
+            JSONEncoding.stringArray(try body(out != nil))
         }
     }
 

@@ -68,9 +68,10 @@ public func normcache_write(_ cache: OpaquePointer?, _ op: OpaquePointer?,
                             _ response: UnsafePointer<CChar>?, _ responseLength: Int,
                             _ outChanged: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                             _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.returningChanged(outChanged, outLength) { () throws(NormCacheError) in
+    Boundary.returningChanged(outChanged, outLength) { (wanted) throws(NormCacheError) in
         try caches.object(cache).write(operations.object(op), variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                       response: Boundary.input(response, responseLength, "response_json"))
+                                       response: Boundary.input(response, responseLength, "response_json"),
+                                       reportingChanges: wanted)
     }
 }
 
@@ -103,9 +104,10 @@ public func normcache_write_fragment(_ cache: OpaquePointer?, _ fragment: Opaque
                                      _ variables: UnsafePointer<CChar>?, _ variablesLength: Int,
                                      _ outChanged: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                      _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.returningChanged(outChanged, outLength) { () throws(NormCacheError) in
+    Boundary.returningChanged(outChanged, outLength) { (wanted) throws(NormCacheError) in
         try caches.object(cache).writeFragment(operations.object(fragment), key: Boundary.text(key, keyLength, "key"),
                                                data: Boundary.input(data, dataLength, "data_json"),
-                                               variables: Boundary.input(variables, variablesLength, "variables_json"))
+                                               variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                               reportingChanges: wanted)
     }
 }

@@ -61,8 +61,8 @@ public func normcache_close(_ cache: OpaquePointer?) -> Int32 {
 public func normcache_put(_ cache: OpaquePointer?, _ records: UnsafePointer<CChar>?, _ recordsLength: Int,
                           _ outChanged: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                           _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.returningChanged(outChanged, outLength) { () throws(NormCacheError) in
-        try caches.object(cache).put(json: Boundary.input(records, recordsLength, "records_json"))
+    Boundary.returningChanged(outChanged, outLength) { (wanted) throws(NormCacheError) in
+        try caches.object(cache).put(json: Boundary.input(records, recordsLength, "records_json"), reportingChanges: wanted)
     }
 }
 

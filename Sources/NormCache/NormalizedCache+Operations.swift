@@ -34,10 +34,10 @@ extension NormalizedCache {
     }
 
     /// Normalizes a response and merges its records in one transaction; returns the
-    /// changed fields. On any error nothing is written.
+    /// changed fields (none when not `reportingChanges`). On any error nothing is written.
     public func write(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
-                      response: UnsafeRawBufferPointer) throws(NormCacheError) -> [String] {
-        try merge(Self.batch(operation, variables: variables, response: response))
+                      response: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
+        try merge(Self.batch(operation, variables: variables, response: response), reportingChanges: reportingChanges)
     }
 
     /// Reads the operation's data from the cache: all of it, or what is missing (and,
@@ -59,9 +59,10 @@ extension NormalizedCache {
     }
 
     /// Writes `data`, a JSON object of the fragment's selection, as the record `key`
-    /// (and the records below it) in one transaction; returns the changed fields.
+    /// (and the records below it) in one transaction; returns the changed fields (none
+    /// when not `reportingChanges`).
     public func writeFragment(_ fragment: PreparedOperation, key: String, data: UnsafeRawBufferPointer,
-                              variables: UnsafeRawBufferPointer) throws(NormCacheError) -> [String] {
+                              variables: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
         guard case .fragment = fragment.root else {
             throw NormCacheError(.invalidArgument, "'\(fragment.name ?? "the operation")' is an operation, not a fragment: write it with write")
         }
@@ -71,7 +72,7 @@ extension NormalizedCache {
         var normalizer = Normalizer(context: context, response: document)
         try normalizer.normalize(data: document.root, plan: fragment.plan, rootKey: key, rootType: fragment.rootType,
                                  isOperationRoot: false)
-        return try merge(normalizer.batch)
+        return try merge(normalizer.batch, reportingChanges: reportingChanges)
     }
 
     private func read(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer,

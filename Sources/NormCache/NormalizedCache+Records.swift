@@ -3,33 +3,35 @@ extension NormalizedCache {
     /// Merges records given in JSON notation
     /// (`{"Key": {"field": value, "ref": {"$reference": "Other:1"}}}`) in one atomic
     /// transaction and returns the changed fields as `recordKey.fieldKey` strings, in
-    /// input order. On any error nothing is written.
-    public func put(json: UnsafeRawBufferPointer) throws(NormCacheError) -> [String] {
-        try merge(RecordBatch(json: json))
+    /// input order (none when not `reportingChanges`). On any error nothing is written.
+    public func put(json: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
+        try merge(RecordBatch(json: json), reportingChanges: reportingChanges)
     }
 
-    /// Merges a batch in one transaction; returns the changed fields in input order.
-    func merge(_ batch: RecordBatch) throws(NormCacheError) -> [String] {
+    /// Merges a batch in one transaction; returns the changed fields in input order when
+    /// `reportingChanges`.
+    func merge(_ batch: RecordBatch, reportingChanges: Bool) throws(NormCacheError) -> [String] {
         let writtenAt = clock()
         return try store.write { (txn) throws(NormCacheError) -> [String] in
             var changed: [(order: Int, key: String)] = []
             for entry in batch.entries {
-                let keyText = String(decoding: entry.key, as: UTF8.self)
+                let keyText = { String(decoding: entry.key, as: UTF8.self) }
                 let merged = try entry.key.withBytes { (key) throws(NormCacheError) -> MergedRecord in
                     var existing: RecordView?
                     if let stored = try txn.record(key) {
                         guard let view = RecordView(stored) else { throw txn.damaged(key) }
                         existing = view
                     }
-                    let merged = try RecordView.merge(existing, entry.fields, writtenAt: writtenAt, recordKey: keyText)
+                    let merged = try RecordView.merge(existing, entry.fields, writtenAt: writtenAt, recordKey: keyText())
                     if let bytes = merged.bytes {
                         try bytes.withBytes { (record) throws(NormCacheError) in try txn.setRecord(key, record) }
                     }
                     return merged
                 }
+                guard reportingChanges else { continue }
                 for index in merged.changed {
                     let field = entry.fields[index]
-                    changed.append((field.order, keyText + "." + String(decoding: field.key, as: UTF8.self)))
+                    changed.append((field.order, keyText() + "." + String(decoding: field.key, as: UTF8.self)))
                 }
             }
             return changed.sorted { $0.order < $1.order }.map(\.key)

@@ -18,6 +18,16 @@ import Testing
         #expect(try test.cache.put(json: records) == [])
     }
 
+    @Test func aWriteThatDoesNotReportChangesStoresTheSameMerge() throws {
+        let test = try TestCache()
+        _ = try test.cache.put(json: #"{"Human:1000": {"name": "Luke", "height": 1.72}}"#)
+        let changed = try Array(#"{"Human:1000": {"name": "Luke Skywalker", "mass": 77}}"#.utf8).withUnsafeBytes {
+            try test.cache.put(json: $0, reportingChanges: false)
+        }
+        #expect(changed == [])
+        #expect(try test.cache.record("Human:1000") == #"{"height":1.72,"mass":77,"name":"Luke Skywalker"}"#)
+    }
+
     @Test func lastWriteWinsAbsentFieldsStayListsAreReplacedWhole() throws {
         let test = try TestCache()
         _ = try test.cache.put(json: #"{"Human:1000": {"name": "Luke", "height": 1.72, "appearsIn": ["NEWHOPE", "EMPIRE", "JEDI"]}}"#)

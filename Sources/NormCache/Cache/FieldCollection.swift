@@ -5,14 +5,20 @@ struct CollectedField {
     /// The first field of this response key.
     var field: PlannedField
     /// The sub-selections of every field of this response key.
-    var plans: [SelectionPlan]
+    var plans: [SelectionPlan] {
+        didSet { plan = plans.count > 1 ? SelectionPlan(items: plans.flatMap(\.items)) : plans.first }
+    }
     /// Whether every field of this response key was added by the network document.
     var isAdded: Bool
+    /// The merged sub-selections (nil for a leaf), made once.
+    private(set) var plan: SelectionPlan?
 
-    /// The merged sub-selections (nil for a leaf).
-    var plan: SelectionPlan? {
-        guard !plans.isEmpty else { return nil }
-        return plans.count == 1 ? plans[0] : SelectionPlan(items: plans.flatMap(\.items))
+    /// The field `field` of sub-selections `plans`.
+    init(field: PlannedField, plans: [SelectionPlan], isAdded: Bool) {
+        self.field = field
+        self.plans = plans
+        self.isAdded = isAdded
+        plan = plans.first
     }
 }
 
@@ -22,6 +28,16 @@ struct SelectionContext {
     let schema: Schema?
     let keyRules: KeyRules
     let variables: Variables
+    /// Fields collected so far: a response repeats the same few shapes, and within one
+    /// call the variables, and so the answers, do not change.
+    private let collections = CollectionMemo()
+
+    /// A context of `schema`, `keyRules` and `variables`.
+    init(schema: Schema?, keyRules: KeyRules, variables: Variables) {
+        self.schema = schema
+        self.keyRules = keyRules
+        self.variables = variables
+    }
 
     /// The fields `plan` selects on an object of `typename` (nil: unknown) found where
     /// the schema expects `parentType`, in document order. `undecided` is set when a
@@ -29,9 +45,18 @@ struct SelectionContext {
     /// out).
     func collect(_ plan: SelectionPlan, typename: String?, parentType: String?,
                  undecided: inout Bool) throws(NormCacheError) -> [CollectedField] {
+        let key = CollectionMemo.Key(plan: plan, typename: typename, parentType: parentType)
+        if let known = collections.answers[key] {
+            if known.undecided { undecided = true }
+            return known.fields
+        }
         var collected: [CollectedField] = []
         var positions: [String: Int] = [:]
-        try collect(plan, typename: typename, parentType: parentType, into: &collected, positions: &positions, undecided: &undecided)
+        var undecidedHere = false
+        try collect(plan, typename: typename, parentType: parentType, into: &collected, positions: &positions,
+                    undecided: &undecidedHere)
+        collections.answers[key] = (collected, undecidedHere)
+        if undecidedHere { undecided = true }
         return collected
     }
 
@@ -83,4 +108,28 @@ struct SelectionContext {
         if let schema, schema.type(named: condition) != nil { return schema.possibleTypes(of: condition).contains(typename) }
         return keyRules.possibleTypes[condition]?.contains(typename) ?? false
     }
+}
+
+/// The fields collected for each (plan, typename, parent type) within one call. A key
+/// holds its plan, so that no other plan can take its identity while it is stored.
+final class CollectionMemo {
+    /// A plan applied to an object of a typename where a parent type is expected.
+    struct Key: Hashable {
+        let plan: SelectionPlan
+        let typename: String?
+        let parentType: String?
+
+        static func == (left: Key, right: Key) -> Bool {
+            left.plan === right.plan && left.typename == right.typename && left.parentType == right.parentType
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(ObjectIdentifier(plan))
+            hasher.combine(typename)
+            hasher.combine(parentType)
+        }
+    }
+
+    /// The collected fields, and whether a type condition was undecided.
+    var answers: [Key: (fields: [CollectedField], undecided: Bool)] = [:]
 }

@@ -38,16 +38,16 @@ struct Normalizer {
         own.reserveCapacity(fields.count)
         for collected in fields {
             let field = collected.field
-            let fieldPath = path.appending(.key(field.responseKey))
             guard let member = response.member(field.responseKey.utf8, ofObject: index) else {
                 if collected.isAdded { continue }
-                throw error(fieldPath, "the response has no '\(field.responseKey)'")
+                throw error(path.appending(.key(field.responseKey)), "the response has no '\(field.responseKey)'")
             }
-            let storageKey = FieldStorageKey.make(name: field.name, arguments: field.arguments, variables: context.variables,
-                                                  floatArguments: field.floatArguments)
+            let storageKey = field.arguments.isEmpty ? field.name
+                : FieldStorageKey.make(name: field.name, arguments: field.arguments, variables: context.variables,
+                                       floatArguments: field.floatArguments)
             var value: [UInt8] = []
             try encode(member, plan: collected.plan, type: field.type, storagePath: recordKey + "." + storageKey,
-                       path: fieldPath, into: &value)
+                       path: path.appending(.key(field.responseKey)), into: &value)
             own.append((Array(storageKey.utf8), value))
         }
         for name in keyFields where !fields.contains(where: { $0.field.responseKey == name }) {
@@ -56,19 +56,18 @@ struct Normalizer {
             try FieldValue.encode(response, member, into: &value, context: "response path \(path.appending(.key(name)))")
             own.append((Array(name.utf8), value))
         }
-        let key = Array(recordKey.utf8)
-        batch.touch(recordKey: key)
-        for (field, value) in own { batch.add(recordKey: key, field: field, value: value) }
+        batch.add(recordKey: Array(recordKey.utf8), fields: own)
     }
 
     /// Appends the binary form of one field value: leaves as they are, objects as
-    /// references to their records, lists element by element.
-    private mutating func encode(_ index: Int, plan: SelectionPlan?, type: TypeReference?, storagePath: String,
-                                 path: ResponsePath, into out: inout [UInt8]) throws(NormCacheError) {
+    /// references to their records, lists element by element. The storage and response
+    /// paths are made only when needed (an object without a key, an error).
+    private mutating func encode(_ index: Int, plan: SelectionPlan?, type: TypeReference?, storagePath: @autoclosure () -> String,
+                                 path: @autoclosure () -> ResponsePath, into out: inout [UInt8]) throws(NormCacheError) {
         let token = response.tokens[index]
         var expected = type
         if case .nonNull(let inner)? = type {
-            guard token.kind != .null else { throw error(path, "null in a non-null position (\(Self.describe(type)))") }
+            guard token.kind != .null else { throw error(path(), "null in a non-null position (\(Self.describe(type)))") }
             expected = inner
         }
         if token.kind == .null {
@@ -78,7 +77,7 @@ struct Normalizer {
         var isList = false
         if case .list = expected { isList = true }
         if expected != nil, isList != (token.kind == .array), plan != nil || isList {
-            throw error(path, "expected \(isList ? "a list" : "an object") (\(Self.describe(type))), found \(token.kind)")
+            throw error(path(), "expected \(isList ? "a list" : "an object") (\(Self.describe(type))), found \(token.kind)")
         }
         switch token.kind {
         case .array where plan != nil || isList:
@@ -86,22 +85,23 @@ struct Normalizer {
             if case .list(let inner)? = expected { elementType = inner }
             let bodyStart = FieldValue.beginContainer(.list, count: token.length, in: &out)
             for (position, element) in response.elements(ofArray: index).enumerated() {
-                try encode(element, plan: plan, type: elementType, storagePath: storagePath + ".\(position)",
-                           path: path.appending(.index(position)), into: &out)
+                try encode(element, plan: plan, type: elementType, storagePath: storagePath() + ".\(position)",
+                           path: path().appending(.index(position)), into: &out)
             }
-            try FieldValue.endContainer(bodyStart: bodyStart, in: &out, context: "response path \(path)")
+            try FieldValue.endContainer(bodyStart: bodyStart, in: &out, context: "response path \(path())")
         case .object where plan != nil:
             guard let plan else { return }
-            let typename = try self.typename(of: index, declared: expected?.namedType, path: path)
-            let keyed = try recordKey(of: index, plan: plan, typename: typename, declaredType: expected?.namedType, path: path)
-            let key = keyed?.key ?? storagePath
-            try object(index, plan: plan, recordKey: key, typename: typename, parentType: expected?.namedType ?? typename, path: path,
-                       keyFields: keyed?.fields ?? [])
+            let objectPath = path()
+            let typename = try self.typename(of: index, declared: expected?.namedType, path: objectPath)
+            let keyed = try recordKey(of: index, plan: plan, typename: typename, declaredType: expected?.namedType, path: objectPath)
+            let key = keyed?.key ?? storagePath()
+            try object(index, plan: plan, recordKey: key, typename: typename, parentType: expected?.namedType ?? typename,
+                       path: objectPath, keyFields: keyed?.fields ?? [])
             out.append(FieldValue.Tag.reference.rawValue)
             out.appendLengthPrefixed(key.utf8)
         default:
-            guard plan == nil else { throw error(path, "expected an object, found \(token.kind)") }
-            try FieldValue.encode(response, index, into: &out, context: "response path \(path)")
+            guard plan == nil else { throw error(path(), "expected an object, found \(token.kind)") }
+            try FieldValue.encode(response, index, into: &out, context: "response path \(path())")
         }
     }
 

@@ -4,22 +4,48 @@ struct ResponsePath: Equatable, CustomStringConvertible {
     /// One step of a path.
     typealias Segment = ResponsePathSegment
 
-    /// The steps from the data root.
-    private(set) var segments: [Segment] = []
+    /// A step and the path before it: extending a path costs one small allocation and
+    /// shares the steps before it, however deep the path.
+    private final class Step {
+        let parent: Step?
+        let segment: Segment
+
+        init(parent: Step?, segment: Segment) {
+            self.parent = parent
+            self.segment = segment
+        }
+    }
+
+    private var last: Step?
 
     /// The root path.
     init() {}
 
     /// A path of the given steps.
     init(segments: [Segment]) {
-        self.segments = segments
+        for segment in segments { last = Step(parent: last, segment: segment) }
     }
 
     /// The path one step further.
     func appending(_ segment: Segment) -> ResponsePath {
-        var path = self
-        path.segments.append(segment)
+        var path = ResponsePath()
+        path.last = Step(parent: last, segment: segment)
         return path
+    }
+
+    /// The steps from the data root.
+    var segments: [Segment] {
+        var reversed: [Segment] = []
+        var step = last
+        while let current = step {
+            reversed.append(current.segment)
+            step = current.parent
+        }
+        return reversed.reversed()
+    }
+
+    static func == (left: ResponsePath, right: ResponsePath) -> Bool {
+        left.segments == right.segments
     }
 
     /// The path as a JSON array: `["hero","friends",2]`.

@@ -151,6 +151,7 @@ struct JSONScanner {
         let start = position
         var hasEscapes = false
         while true {
+            skipPlainStringBytes()
             guard position < bytes.count else {
                 throw NormCacheError(.json, "JSON error at byte \(quote): unterminated string (input ends at byte \(bytes.count))")
             }
@@ -170,6 +171,20 @@ struct JSONScanner {
         tokens.append(JSONToken(kind: .string, hasEscapes: hasEscapes, offset: UInt32(start),
                                 length: UInt32(position - start), end: UInt32(tokens.count + 1)))
         position += 1
+    }
+
+    /// Skips string bytes eight at a time while none of them is a quote, a backslash, a
+    /// control character or part of a multi-byte sequence (those take the exact path).
+    private mutating func skipPlainStringBytes() {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        while position &+ 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+            let zeroBytes = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
+            let controlBytes = (word &- ones &* 0x20) & ~word
+            guard (zeroBytes | controlBytes | word) & highBits == 0 else { return }
+            position &+= 8
+        }
     }
 
     private mutating func scanEscape() throws(NormCacheError) {

@@ -14,29 +14,30 @@ struct RecordBatch {
 
     /// The records in order of first appearance.
     private(set) var entries: [Entry] = []
-    private var entryIndex: [[UInt8]: Int] = [:]
+    private var entryIndex: [RecordKeyBytes: Int] = [:]
     private var fieldCount = 0
 
     /// An empty batch.
     init() {}
 
-    /// Adds a field of the record `key` (its value encoded as `FieldValue`).
-    mutating func add(recordKey key: [UInt8], field: [UInt8], value: [UInt8]) {
+    /// Adds fields of the record `key` (values encoded as `FieldValue`); the record is
+    /// in the batch even with no fields.
+    mutating func add(recordKey key: [UInt8], fields: [(key: [UInt8], value: [UInt8])]) {
         let index = entry(for: key)
-        entries[index].fields.append(IncomingField(key: field, value: value, order: fieldCount))
-        fieldCount += 1
-    }
-
-    /// Makes sure the record `key` is in the batch, even with no fields.
-    mutating func touch(recordKey key: [UInt8]) {
-        _ = entry(for: key)
+        entries[index].fields.reserveCapacity(entries[index].fields.count + fields.count)
+        for field in fields {
+            entries[index].fields.append(IncomingField(key: field.key, value: field.value, order: fieldCount))
+            fieldCount += 1
+        }
     }
 
     private mutating func entry(for key: [UInt8]) -> Int {
-        if let existing = entryIndex[key] { return existing }
-        entryIndex[key] = entries.count
+        let index = entries.count
+        let existing = entryIndex[RecordKeyBytes(key), default: index]
+        guard existing == index else { return existing }
+        entryIndex[RecordKeyBytes(key)] = index
         entries.append(Entry(key: key, fields: []))
-        return entries.count - 1
+        return index
     }
 
     /// The batch in the records JSON notation, fields in order of first appearance.
@@ -78,7 +79,6 @@ struct RecordBatch {
             guard fieldsToken.kind == .object else {
                 throw NormCacheError(.json, "JSON error at byte \(fieldsToken.offset): record '\(keyText)' must be a JSON object of fields, not \(fieldsToken.kind)")
             }
-            touch(recordKey: key)
             try addFields(of: record.value, in: document, recordKey: key, keyText: keyText)
         }
         finish()
@@ -86,7 +86,7 @@ struct RecordBatch {
 
     private mutating func addFields(of object: Int, in document: JSONDocument, recordKey: [UInt8],
                                     keyText recordKeyText: String) throws(NormCacheError) {
-        let recordKey = recordKey
+        var fields: [(key: [UInt8], value: [UInt8])] = []
         for field in document.members(ofObject: object) {
             let name = document.stringBytes(field.key)
             guard !name.isEmpty else {
@@ -95,8 +95,9 @@ struct RecordBatch {
             var value: [UInt8] = []
             try FieldValue.encode(document, field.value, into: &value,
                                   context: "field '\(String(decoding: name, as: UTF8.self))' of record '\(recordKeyText)'")
-            add(recordKey: recordKey, field: name, value: value)
+            fields.append((name, value))
         }
+        add(recordKey: recordKey, fields: fields)
     }
 
     /// Collapses repeated field keys of each record: the last value wins, at the place
@@ -123,5 +124,17 @@ struct RecordBatch {
                 entries[index].fields = kept.indices.filter { !dropped[$0] }.map { kept[$0] }
             }
         }
+    }
+}
+
+/// A record key as a dictionary key: hashed as one run of bytes (an array of bytes
+/// hashes byte by byte).
+private struct RecordKeyBytes: Hashable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 }

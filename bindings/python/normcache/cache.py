@@ -210,20 +210,17 @@ class Cache(ManagedHandle):
         records: Dict[str, Any] = json.loads(buffer)
         return records
 
-    def write(self, op: Operation, response: JSONInput, variables: Variables = None) -> List[str]:
+    def write(self, op: Operation, response: JSONInput, variables: Variables = None, *, changes: bool = True) -> List[str]:
         """Normalize a response of `op` and merge its records in one atomic write; return the
-        changed "recordKey.fieldKey" strings. On any error nothing is written."""
+        changed "recordKey.fieldKey" strings ([] with changes=False, which spares building
+        them). On any error nothing is written."""
         data = _encode_json(response, "response")
         encoded_variables, variables_len = _encode_variables(variables)
-        _, buffer = call_with_buffer(
-            lib.normcache_write,
-            self._live_handle(),
-            _operation_handle(op),
-            encoded_variables,
-            variables_len,
-            data,
-            len(data),
-        )
+        arguments = (self._live_handle(), _operation_handle(op), encoded_variables, variables_len, data, len(data))
+        if not changes:
+            lib.normcache_write(*arguments, None, None)
+            return []
+        _, buffer = call_with_buffer(lib.normcache_write, *arguments)
         changed: List[str] = json.loads(buffer)
         return changed
 

@@ -186,6 +186,16 @@ def test_write_stores_the_records_and_read_returns_the_selection(rules_cache: no
         assert rules_cache.write(op, HERO_RESPONSE) == []
 
 
+def test_write_without_changes_stores_the_same_records(rules_cache: normcache.Cache) -> None:
+    with rules_cache.prepare(HERO) as op:
+        assert rules_cache.write(op, HERO_RESPONSE, changes=False) == []
+        for key, fields in HERO_RECORDS.items():
+            assert rules_cache.get(key) == fields, key
+        assert rules_cache.read(op) == HERO_DATA
+        with pytest.raises(normcache.DataError, match="hero"):
+            rules_cache.write(op, {"data": {"hero": 7}}, changes=False)
+
+
 def test_read_json_is_the_compact_data_in_selection_order(rules_cache: normcache.Cache) -> None:
     with rules_cache.prepare(HERO) as op:
         rules_cache.write(op, HERO_RESPONSE)

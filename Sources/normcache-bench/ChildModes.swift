@@ -1,0 +1,62 @@
+import Foundation
+import Glibc
+
+/// The modes the harness runs itself in as a child process (`--child MODE ...`), for
+/// figures that need a fresh process: each prints one JSON object.
+enum ChildModes {
+    /// Runs `mode` with `arguments` and prints its JSON result.
+    static func run(_ mode: String, _ arguments: [String]) throws {
+        let result: [String: Any]
+        switch (mode, arguments.count) {
+        case ("large-memory", 2): result = try largeMemory(response: arguments[0], cache: arguments[1])
+        case ("open-read", 1): result = try openRead(cache: arguments[0])
+        case ("load", 3):
+            guard let seconds = Double(arguments[1]), let seed = UInt64(arguments[2]) else {
+                throw BenchError("load: bad seconds or seed")
+            }
+            result = try load(cache: arguments[0], seconds: seconds, seed: seed)
+        default: throw BenchError("unknown child mode \(mode) with \(arguments.count) arguments")
+        }
+        FileHandle.standardOutput.write(try JSONSerialization.data(withJSONObject: result))
+    }
+
+    /// Writes and reads the large response into a new cache; reports the resident set
+    /// at the start and its peak.
+    private static func largeMemory(response path: String, cache cachePath: String) throws -> [String: Any] {
+        let start = residentBytes()
+        guard let response = FileManager.default.contents(atPath: path) else { throw BenchError("cannot read \(path)") }
+        let cache = try CacheClient(path: cachePath)
+        let operation = try cache.prepare(Responses.largeQuery)
+        try response.withUnsafeBytes { _ = try cache.write(operation, response: $0) }
+        try cache.read(operation)
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return ["start_bytes": Double(start), "peak_bytes": Double(usage.ru_maxrss) * 1024]
+    }
+
+    /// Opens the cache, prepares the feed query, reads it and closes: the time of it all.
+    private static func openRead(cache path: String) throws -> [String: Any] {
+        let start = monotonicSeconds()
+        let cache = try CacheClient(path: path)
+        let opened = monotonicSeconds()
+        let operation = try cache.prepare(Responses.feedQuery)
+        let bytes = try cache.read(operation)
+        let total = monotonicSeconds() - start
+        return ["total": total, "open": opened - start, "read_bytes": bytes]
+    }
+
+    /// One writer and one reader thread on the cache for `seconds`.
+    private static func load(cache path: String, seconds: Double, seed: UInt64) throws -> [String: Any] {
+        let cache = try CacheClient(path: path)
+        let counts = try CacheLoad.run(cache, writers: 1, readers: 1, seconds: seconds, seed: seed)
+        return ["writes": counts.writes, "reads": counts.reads]
+    }
+
+    /// The resident set size now, from /proc/self/statm.
+    private static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}

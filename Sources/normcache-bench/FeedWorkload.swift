@@ -1,0 +1,92 @@
+import CSimdjsonWalk
+import Foundation
+import NormCache
+
+extension Bench {
+    /// Workload 1, feed: cold write, warm identical and changed rewrites and read of the
+    /// feed query at each size, against raw LMDB and simdjson; the JSON reader against
+    /// simdjson and JSONSerialization; the Python binding against a plain Python
+    /// normalizer on py-lmdb. The targets apply at N=10,000.
+    func runFeed() throws {
+        for posts in options.feedSizes {
+            let targeted = posts == 10_000
+            let response = Responses.feed(posts: posts)
+            let changed = Responses.feed(posts: posts, revision: 1)
+            let testCase = ResponseCase(workload: "feed", label: "N=\(posts)", query: Responses.feedQuery,
+                                        response: response, changed: changed, objects: 2 * posts)
+            let series = try measure(testCase)
+            addResponseFigures(testCase, series, targeted: targeted)
+            add(Figure(workload: "feed", measure: "warm identical rewrite N=\(posts)", normcache: series.warmWrite,
+                       objects: testCase.objects, bytes: response.count, baselineName: "normcache cold write",
+                       baseline: series.coldWrite, target: targeted ? Target(kind: .ratioAtMost, bound: 1.0) : nil))
+            add(Figure(workload: "feed", measure: "warm changed rewrite N=\(posts)", normcache: series.changedWrite,
+                       objects: testCase.objects, bytes: response.count, baselineName: "normcache cold write",
+                       baseline: series.coldWrite))
+            try measureParse(response, label: "N=\(posts)", targeted: targeted)
+            try measurePython(response: response, changed: changed, posts: posts, targeted: targeted)
+        }
+    }
+
+    /// The write and read figures of a response case, with the storage-ceiling targets
+    /// when `targeted`.
+    func addResponseFigures(_ testCase: ResponseCase, _ series: ResponseSeries, targeted: Bool) {
+        add(Figure(workload: testCase.workload, measure: "cold write \(testCase.label)", normcache: series.coldWrite,
+                   objects: testCase.objects, bytes: testCase.response.count,
+                   baselineName: "simdjson parse+walk + raw LMDB puts", baseline: series.parseAndPuts,
+                   target: targeted ? Target(kind: .ratioAtMost, bound: 1.5) : nil))
+        add(Figure(workload: testCase.workload, measure: "read \(testCase.label)", normcache: series.read,
+                   objects: testCase.objects, bytes: series.readBytes,
+                   baselineName: "raw LMDB gets + copy", baseline: series.getsAndCopy,
+                   target: targeted ? Target(kind: .ratioAtMost, bound: 1.5) : nil))
+    }
+
+    /// The JSON reader of normcache against simdjson's DOM parse + walk and Foundation's
+    /// JSONSerialization, on the same bytes.
+    func measureParse(_ response: [UInt8], label: String, targeted: Bool) throws {
+        let padded = PaddedBytes(response)
+        let parser = simdjson_walk_parser_new()
+        defer { simdjson_walk_parser_free(parser) }
+        let data = Data(response)
+        let series = try interleave([
+            { try response.withUnsafeBytes { bytes in try timed { _ = try JSONValidation.valueCount(bytes) } } },
+            { timed { precondition(padded.withBytes { simdjson_walk_parse(parser, $0, $1) } > 0) } },
+            { try timed { _ = try JSONSerialization.jsonObject(with: data) } },
+        ], label: "JSON parse \(label)")
+        add(Figure(workload: "feed", measure: "JSON parse \(label)", normcache: series[0], bytes: response.count,
+                   baselineName: "simdjson DOM parse + walk", baseline: series[1],
+                   target: targeted ? Target(kind: .speedupAtLeast, bound: 0.5) : nil, reportsSpeedup: true))
+        add(Figure(workload: "feed", measure: "JSON parse \(label)", normcache: series[0], bytes: response.count,
+                   baselineName: "Foundation JSONSerialization", baseline: series[2],
+                   target: targeted ? Target(kind: .speedupAtLeast, bound: 20) : nil, reportsSpeedup: true))
+    }
+
+    /// The Python binding against a plain Python normalizer on py-lmdb: each script runs
+    /// the cold write, warm rewrites and read `runs` times and prints its timings.
+    func measurePython(response: [UInt8], changed: [UInt8], posts: Int, targeted: Bool) throws {
+        let responsePath = try scratchFile("feed-\(posts).json", response)
+        let changedPath = try scratchFile("feed-\(posts)-changed.json", changed)
+        let queryPath = try scratchFile("feed.graphql", Array(Responses.feedQuery.utf8))
+        func script(_ name: String, _ extra: [String]) throws -> [String: [Double]] {
+            progress("  python \(name) N=\(posts)")
+            let directory = freshPath("python-\(name)")
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let output = try runProgram(options.python, [repositoryPath("bench/\(name).py"),
+                                                         "--response", responsePath, "--changed", changedPath,
+                                                         "--query", queryPath, "--dir", directory,
+                                                         "--runs", String(options.runs)] + extra)
+            guard let object = try JSONSerialization.jsonObject(with: output) as? [String: Any] else {
+                throw BenchError("bench/\(name).py printed no JSON object")
+            }
+            return object.compactMapValues { $0 as? [Double] }
+        }
+        let plain = try script("plain_normalizer", [])
+        let binding = try script("python_binding", ["--library", options.library])
+        func writeAndRead(_ timings: [String: [Double]]) -> Series {
+            Series(values: zip(timings["write_cold"] ?? [], timings["read"] ?? []).map { $0 + $1 })
+        }
+        add(Figure(workload: "feed", measure: "Python binding write+read N=\(posts)", normcache: writeAndRead(binding),
+                   objects: 2 * posts, bytes: response.count,
+                   baselineName: "plain Python normalizer (json + py-lmdb)", baseline: writeAndRead(plain),
+                   target: targeted ? Target(kind: .speedupAtLeast, bound: 5) : nil, reportsSpeedup: true))
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import CSimdjsonWalk
+
+/// A response workload: an operation, its response, and optionally a second response
+/// with one field changed per object.
+struct ResponseCase {
+    /// The workload's name ("feed").
+    var workload: String
+    /// The size label of the figures ("N=10000").
+    var label: String
+    /// The operation's document.
+    var query: String
+    /// The SDL schema to load first, if any.
+    var schema: [UInt8]? = nil
+    /// The response.
+    var response: [UInt8]
+    /// The response with one field changed per object (measures a warm changed rewrite).
+    var changed: [UInt8]? = nil
+    /// The objects in the response.
+    var objects: Int
+}
+
+/// The series of measuring one response case.
+struct ResponseSeries {
+    var coldWrite = Series()
+    var warmWrite = Series()
+    var changedWrite = Series()
+    var read = Series()
+    var parseAndPuts = Series()
+    var getsAndCopy = Series()
+    /// The records normcache stored, as the raw baseline replays them.
+    var records = RecordSet()
+    /// The bytes of one read's output.
+    var readBytes = 0
+    /// The size of normcache's file after the cold write.
+    var fileSize = 0
+}
+
+extension Bench {
+    /// Opens a new cache for `testCase` (schema loaded) and prepares its operation.
+    func openCache(for testCase: ResponseCase, at path: String) throws -> (CacheClient, PreparedOperation) {
+        let cache = try CacheClient(path: path)
+        if let schema = testCase.schema { try cache.loadSchema(schema) }
+        return (cache, try cache.prepare(testCase.query))
+    }
+
+    /// Measures `testCase` interleaved with its baselines: normcache's cold write, warm
+    /// identical rewrite, changed rewrite and read; simdjson's parse and walk plus raw
+    /// LMDB puts of the very records normcache stored (key order, one durable commit);
+    /// raw LMDB gets of those records copying their bytes.
+    func measure(_ testCase: ResponseCase) throws -> ResponseSeries {
+        var result = ResponseSeries()
+        let primePath = freshPath("\(testCase.workload)-prime.cache")
+        do {
+            let (cache, operation) = try openCache(for: testCase, at: primePath)
+            try testCase.response.withUnsafeBytes { _ = try cache.write(operation, response: $0) }
+            result.readBytes = try cache.read(operation)
+        }
+        result.records = try RawLMDB.records(ofCache: primePath)
+        result.fileSize = RawLMDB.fileSize(primePath)
+        removeCache(primePath)
+
+        let padded = PaddedBytes(testCase.response)
+        let parser = simdjson_walk_parser_new()
+        defer { simdjson_walk_parser_free(parser) }
+        var readOutput: [UInt8] = []
+        let mapSize = 4 * testCase.response.count + 64 << 20
+        var raw: RawLMDB?
+        var rawPath = ""
+        let steps: [() throws -> Double] = [
+            { [self] in
+                let path = freshPath("\(testCase.workload).cache")
+                let (cache, operation) = try openCache(for: testCase, at: path)
+                let cold = try testCase.response.withUnsafeBytes { bytes in try timed { try cache.write(operation, response: bytes) } }
+                result.warmWrite.append(try testCase.response.withUnsafeBytes { bytes in try timed { try cache.write(operation, response: bytes) } })
+                if let changed = testCase.changed {
+                    result.changedWrite.append(try changed.withUnsafeBytes { bytes in try timed { try cache.write(operation, response: bytes) } })
+                }
+                result.read.append(try timed { try cache.read(operation) })
+                removeCache(path)
+                return cold
+            },
+            { [self] in
+                rawPath = freshPath("\(testCase.workload)-raw.lmdb")
+                let database = try RawLMDB(path: rawPath, mapSize: mapSize)
+                raw = database
+                let parse = timed { precondition(padded.withBytes { simdjson_walk_parse(parser, $0, $1) } > 0) }
+                return parse + (try timed { try database.putAll(result.records) })
+            },
+            {
+                let seconds = try timed { try raw!.getAll(result.records, into: &readOutput) }
+                raw = nil
+                try? FileManager.default.removeItem(atPath: rawPath)
+                try? FileManager.default.removeItem(atPath: rawPath + "-lock")
+                return seconds
+            },
+        ]
+        let series = try interleave(steps, label: "\(testCase.workload) \(testCase.label)")
+        result.coldWrite = series[0]
+        result.parseAndPuts = series[1]
+        result.getsAndCopy = series[2]
+        return result
+    }
+}
+
+/// Bytes followed by the zeroed padding simdjson reads past the end.
+struct PaddedBytes {
+    private let storage: [CChar]
+    /// The length of the document without padding.
+    let count: Int
+
+    /// A padded copy of `bytes`.
+    init(_ bytes: [UInt8]) {
+        count = bytes.count
+        storage = bytes.map { CChar(bitPattern: $0) } + Array(repeating: 0, count: simdjson_walk_padding())
+    }
+
+    /// Calls `body` with the document's start and length.
+    func withBytes<Result>(_ body: (UnsafePointer<CChar>, Int) -> Result) -> Result {
+        storage.withUnsafeBufferPointer { body($0.baseAddress!, count) }
+    }
+}

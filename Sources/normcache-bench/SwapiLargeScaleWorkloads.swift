@@ -1,0 +1,67 @@
+import Foundation
+
+extension Bench {
+    /// Workload 2, swapi: the SWAPI schema, people with their homeworlds and films
+    /// through nested connections (many shared entities): write and read.
+    func runSwapi() throws {
+        let schemaPath = repositoryPath("../shared/testdata/swapi/schema.graphql")
+        guard let schema = FileManager.default.contents(atPath: schemaPath) else {
+            throw BenchError("cannot read the SWAPI schema at \(schemaPath)")
+        }
+        let people = options.swapiPeople
+        let response = Responses.swapi(people: people)
+        let testCase = ResponseCase(workload: "swapi", label: "people=\(people)", query: Responses.swapiQuery,
+                                    schema: Array(schema), response: response, objects: Responses.objectCount(response))
+        addResponseFigures(testCase, try measure(testCase), targeted: false)
+    }
+
+    /// Workload 3, large: one response of about 50 MB, wide and deep: write and read
+    /// against the ceilings, and the peak memory of writing and reading it in a fresh
+    /// process.
+    func runLarge() throws {
+        let response = Responses.large(megabytes: options.largeMegabytes)
+        let label = "\(response.count / 1_000_000) MB"
+        let testCase = ResponseCase(workload: "large", label: label, query: Responses.largeQuery,
+                                    response: response, objects: Responses.objectCount(response))
+        addResponseFigures(testCase, try measure(testCase), targeted: false)
+
+        let responsePath = try scratchFile("large.json", response)
+        var peaks = Series()
+        for run in 0..<options.runs {
+            progress("  large memory: run \(run + 1)/\(options.runs)")
+            let cachePath = freshPath("large-memory.cache")
+            let child = try runChild("large-memory", [responsePath, cachePath])
+            guard let peak = child["peak_bytes"] as? Double, let start = child["start_bytes"] as? Double else {
+                throw BenchError("the large-memory child gave no peak")
+            }
+            peaks.append(peak - start)
+            removeCache(cachePath)
+        }
+        add(Figure(workload: "large", measure: "peak memory, write+read \(label)", unit: .bytes, normcache: peaks,
+                   baselineName: "response size", baseline: Series(values: peaks.values.map { _ in Double(response.count) }),
+                   target: Target(kind: .ratioAtMost, bound: 3)))
+    }
+
+    /// Workload 7, scale: feed write and read time per object at each size; the time
+    /// per object at the largest size against that at 10,000 (or the smallest) shows
+    /// whether growth is linear.
+    func runScale() throws {
+        var perObject: [(size: Int, write: Series, read: Series)] = []
+        for posts in options.scaleSizes {
+            let testCase = ResponseCase(workload: "scale", label: "N=\(posts)", query: Responses.feedQuery,
+                                        response: Responses.feed(posts: posts), objects: 2 * posts)
+            let series = try measure(testCase)
+            addResponseFigures(testCase, series, targeted: false)
+            let scale = { (series: Series) in Series(values: series.values.map { $0 / Double(2 * posts) }) }
+            perObject.append((posts, scale(series.coldWrite), scale(series.read)))
+        }
+        guard let largest = perObject.last, perObject.count > 1 else { return }
+        let reference = perObject.first { $0.size == 10_000 } ?? perObject[0]
+        add(Figure(workload: "scale", measure: "write time per object N=\(largest.size)", normcache: largest.write,
+                   baselineName: "per object at N=\(reference.size)", baseline: reference.write,
+                   target: Target(kind: .ratioAtMost, bound: 1.5)))
+        add(Figure(workload: "scale", measure: "read time per object N=\(largest.size)", normcache: largest.read,
+                   baselineName: "per object at N=\(reference.size)", baseline: reference.read,
+                   target: Target(kind: .ratioAtMost, bound: 1.5)))
+    }
+}
