@@ -1,31 +1,56 @@
-"""Shared command line and timing loop of the Python baselines that normcache-bench runs.
+"""Command line, timing loop and output shared by the Python baselines of normcache-bench.
 
-Each script gets a feed response, the same response with one field changed per post, the
-query, a scratch directory and a run count; it times a cold write, a warm identical
-rewrite, a warm changed rewrite and a read of the whole query, `runs` times, each run on a
-new cache file, and prints one JSON object of the timings on stdout.
+normcache-bench runs each baseline script as
+
+    python3 bench/<script>.py --response FILE --changed FILE --query FILE --dir DIR --runs R
+                              [--library PATH]
+
+with a feed response, the same response with one field changed per post, the query text
+and an empty scratch directory. Each run opens a new cache file in DIR and times, with
+time.perf_counter:
+
+    write_cold     the first write of --response into the empty cache
+    write_warm     the same response again (identical data)
+    write_changed  the --changed response
+    read           the whole query's data back as JSON text
+
+Parsing the response is part of a write (the file is read before timing). At the end the
+script prints one JSON object on stdout:
+
+    {"write_cold": [s, ...], "write_warm": [...], "write_changed": [...], "read": [...],
+     "records": <records after the cold write>, "read_bytes": <bytes of the read's output>}
+
+Once, outside the timings, the data read back after the cold write and after the changed
+write is compared with the responses' data; a mismatch, like any error, ends the script
+with a message on stderr and a non-zero status. Nothing but the result goes to stdout.
 """
 import argparse
 import json
 import os
 import sys
 import time
-from typing import Callable, Dict, List
+from typing import Any, Callable, Dict, List, NoReturn, Optional
+
+#: The timed phases of a run, in order.
+PHASES = ("write_cold", "write_warm", "write_changed", "read")
 
 
 class Workload:
-    """The per-run operations of one baseline, on a cache file at `path`."""
+    """One baseline's cache operations; `run` calls them on a new cache file per run."""
+
+    #: The name used in messages.
+    name = "workload"
 
     def open(self, path: str) -> None:
-        """Opens a new cache at `path`."""
+        """Opens a new, empty cache at `path` (the file and `path + "-lock"`)."""
         raise NotImplementedError
 
     def write(self, response: bytes) -> None:
-        """Writes one response (parsing it is part of the write)."""
+        """Writes one GraphQL response, given as the bytes of its JSON text."""
         raise NotImplementedError
 
-    def read(self) -> bytes:
-        """Reads the query's data back as JSON text."""
+    def read(self) -> str:
+        """Reads the query's whole data back and returns it as JSON text."""
         raise NotImplementedError
 
     def records(self) -> int:
@@ -36,62 +61,124 @@ class Workload:
         """Closes the cache."""
         raise NotImplementedError
 
-
-def arguments() -> argparse.Namespace:
-    """The command line shared by the baselines."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--response", required=True, help="the feed response (JSON)")
-    parser.add_argument("--changed", required=True, help="the response with one field changed per post")
-    parser.add_argument("--query", required=True, help="the GraphQL query text")
-    parser.add_argument("--dir", required=True, help="a scratch directory")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--library", help="libnormcache.so for the binding")
-    return parser.parse_args()
+    def expected(self, data: Any) -> Any:
+        """What a read should return after writing a response whose data is `data`."""
+        return data
 
 
-def _without_typename(value: object) -> object:
-    """`value` without `__typename` members: the query does not select them, so a cache
-    that returns the selection alone leaves them out."""
-    if isinstance(value, list):
-        return [_without_typename(item) for item in value]
-    if isinstance(value, dict):
-        return {name: _without_typename(field) for name, field in value.items() if name != "__typename"}
-    return value
+def arguments(description: Optional[str] = None) -> argparse.Namespace:
+    """Parses the command line shared by the baselines."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--response", required=True, help="the feed response (JSON file)")
+    parser.add_argument("--changed", required=True, help="the response with one field changed per post (JSON file)")
+    parser.add_argument("--query", required=True, help="the GraphQL query text (file)")
+    parser.add_argument("--dir", required=True, help="a scratch directory for the cache files")
+    parser.add_argument("--runs", type=int, default=5, help="how many runs, each on a new cache file (default 5)")
+    parser.add_argument("--library", help="python_binding only: the libnormcache.so to load (sets NORMCACHE_LIBRARY)")
+    options = parser.parse_args()
+    if options.runs < 1:
+        parser.error("--runs must be at least 1")
+    return options
 
 
-def _timed(action: Callable[[], object]) -> float:
+def read_bytes(path: str) -> bytes:
+    """The contents of the file at `path`."""
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def read_text(path: str) -> str:
+    """The UTF-8 text of the file at `path`."""
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def response_data(response: bytes, path: str) -> Dict[str, Any]:
+    """The `data` object of a GraphQL response; fails when there is none."""
+    data = json.loads(response).get("data")
+    if not isinstance(data, dict):
+        fail(f"{path}: the response has no 'data' object")
+    return data
+
+
+def fail(message: str) -> NoReturn:
+    """Ends the script with `message` on stderr and status 1."""
+    sys.exit(f"{os.path.basename(sys.argv[0])}: {message}")
+
+
+def first_difference(actual: Any, expected: Any, path: str = "data") -> Optional[str]:
+    """A description of where `actual` first differs from `expected`, or None."""
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        for name in expected.keys() | actual.keys():
+            if name not in actual:
+                return f"{path}.{name} is missing"
+            if name not in expected:
+                return f"{path}.{name} was not expected"
+            difference = first_difference(actual[name], expected[name], f"{path}.{name}")
+            if difference:
+                return difference
+        return None
+    if isinstance(actual, list) and isinstance(expected, list):
+        if len(actual) != len(expected):
+            return f"{path} has {len(actual)} items, expected {len(expected)}"
+        for index, (item, wanted) in enumerate(zip(actual, expected)):
+            difference = first_difference(item, wanted, f"{path}.{index}")
+            if difference:
+                return difference
+        return None
+    return None if actual == expected else f"{path} is {actual!r}, expected {expected!r}"
+
+
+def check(workload: Workload, output: str, response: bytes, path: str, after: str) -> None:
+    """Fails unless the JSON text `output` of a read is what `workload` should return
+    after writing `response` (read from `path`). The response is parsed here, not kept
+    parsed: a large live object graph would slow the garbage collector in the timings."""
+    difference = first_difference(json.loads(output), workload.expected(response_data(response, path)))
+    if difference:
+        fail(f"{workload.name}: the data read back after the {after} differs from the response: {difference}")
+
+
+def timed(action: Callable[[], Any]) -> float:
+    """Seconds that `action()` took."""
     start = time.perf_counter()
     action()
     return time.perf_counter() - start
 
 
+def remove_cache(path: str) -> None:
+    """Deletes the cache file at `path` and its lock file, if there are any."""
+    for leftover in (path, path + "-lock"):
+        if os.path.exists(leftover):
+            os.remove(leftover)
+
+
 def run(workload: Workload, options: argparse.Namespace) -> None:
-    """Times the workload `options.runs` times, checks the read once, prints the JSON."""
-    with open(options.response, "rb") as handle:
-        response = handle.read()
-    with open(options.changed, "rb") as handle:
-        changed = handle.read()
-    expected = _without_typename(json.loads(response)["data"])
-    timings: Dict[str, List[float]] = {"write_cold": [], "write_warm": [], "write_changed": [], "read": []}
-    records = read_bytes = 0
+    """Times `workload` `options.runs` times, checks its reads once and prints the result."""
+    response = read_bytes(options.response)
+    changed = read_bytes(options.changed)
+    response_data(response, options.response)  # fail early on a response without data
+    response_data(changed, options.changed)
+    timings: Dict[str, List[float]] = {phase: [] for phase in PHASES}
+    records = output_bytes = 0
     os.makedirs(options.dir, exist_ok=True)
+    path = os.path.join(options.dir, f"{workload.name}.cache")
     for number in range(options.runs):
-        path = os.path.join(options.dir, f"run{number}.cache")
-        for leftover in (path, path + "-lock"):
-            if os.path.exists(leftover):
-                os.remove(leftover)
+        remove_cache(path)
         workload.open(path)
-        timings["write_cold"].append(_timed(lambda: workload.write(response)))
-        if number == 0:
-            output = workload.read()
-            if _without_typename(json.loads(output)) != expected:
-                sys.exit(f"{type(workload).__name__}: the data read back differs from the response")
-            records, read_bytes = workload.records(), len(output)
-        timings["write_warm"].append(_timed(lambda: workload.write(response)))
-        timings["write_changed"].append(_timed(lambda: workload.write(changed)))
-        timings["read"].append(_timed(workload.read))
-        workload.close()
-        for leftover in (path, path + "-lock"):
-            if os.path.exists(leftover):
-                os.remove(leftover)
-    print(json.dumps({**timings, "records": records, "read_bytes": read_bytes}))
+        try:
+            timings["write_cold"].append(timed(lambda: workload.write(response)))
+            if number == 0:
+                output = workload.read()
+                check(workload, output, response, options.response, "cold write")
+                records = workload.records()
+            timings["write_warm"].append(timed(lambda: workload.write(response)))
+            timings["write_changed"].append(timed(lambda: workload.write(changed)))
+            outputs: List[str] = []
+            timings["read"].append(timed(lambda: outputs.append(workload.read())))
+            if number == 0:
+                check(workload, outputs[0], changed, options.changed, "changed write")
+                output_bytes = len(outputs[0].encode("utf-8"))
+        finally:
+            workload.close()
+            remove_cache(path)
+    print(json.dumps({**timings, "records": records, "read_bytes": output_bytes}))

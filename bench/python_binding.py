@@ -1,40 +1,84 @@
-"""The feed workload through normcache's Python binding (bindings/python), as a Python
-user calls it: prepare the query once, write responses, read the data back as JSON."""
+"""The feed workload through normcache's Python binding (bindings/python), as a Python user
+calls it, as a baseline of normcache-bench (see bench_common for the command line and the
+output; --library names the libnormcache.so to load).
+
+The cache is opened as the plain normalizer's LMDB file is: durable commits and a 4 GiB
+map (the default 64 MiB map would have to grow in the middle of a large write), and with
+the default key rule {"defaultKeyFields": ["id"]}, so that it too keys objects
+"<__typename>:<id>" (without a rule normcache keys every object by its response path).
+The query is prepared once per cache; writes pass the response bytes untouched and do not
+ask for the changed fields (changes=False: the plain normalizer does not compute them
+either); reads return the library's JSON text.
+
+A read returns exactly the query's selection: `__typename`, which normcache adds to the
+document it sends but the query does not select, is not part of it.
+"""
 import os
 import sys
+from types import ModuleType
+from typing import Any
 
 import bench_common
 
+#: The binding's package directory in this checkout.
+BINDING = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "bindings", "python")
+#: Key objects "<__typename>:<id>", as the plain normalizer does.
+CONFIG = {"defaultKeyFields": ["id"]}
+#: The options of the plain normalizer's LMDB environment: synced commits, a 4 GiB map.
+OPTIONS = {"durability": "full", "map_size": 4 << 30}
+
+
+def import_binding(library: str | None) -> ModuleType:
+    """Imports normcache from this checkout, loading `library` when given."""
+    if library:
+        os.environ["NORMCACHE_LIBRARY"] = library
+    sys.path.insert(0, BINDING)
+    import normcache
+
+    return normcache
+
+
+def without_typename(value: Any) -> Any:
+    """`value` without its `__typename` members."""
+    if isinstance(value, dict):
+        return {name: without_typename(field) for name, field in value.items() if name != "__typename"}
+    if isinstance(value, list):
+        return [without_typename(item) for item in value]
+    return value
+
 
 class Binding(bench_common.Workload):
-    """normcache.Cache: write without asking for the changed fields, read_json."""
+    """normcache.Cache: prepare once, write(op, bytes), read_json(op)."""
 
-    def __init__(self, query: str) -> None:
+    name = "python_binding"
+
+    def __init__(self, normcache: ModuleType, query: str) -> None:
+        self.normcache = normcache
         self.query = query
 
     def open(self, path: str) -> None:
-        self.cache = normcache.Cache(path)
+        self.cache = self.normcache.Cache(path, config=CONFIG, **OPTIONS)
         self.operation = self.cache.prepare(self.query)
 
     def write(self, response: bytes) -> None:
         self.cache.write(self.operation, response, changes=False)
 
-    def read(self) -> bytes:
-        return self.cache.read_json(self.operation).encode()
+    def read(self) -> str:
+        return self.cache.read_json(self.operation)
 
     def records(self) -> int:
         return self.cache.stats()["records"]
 
     def close(self) -> None:
+        self.operation.close()
         self.cache.close()
+
+    def expected(self, data: Any) -> Any:
+        """The response data as the query selects it: without `__typename`."""
+        return without_typename(data)
 
 
 if __name__ == "__main__":
-    options = bench_common.arguments()
-    if options.library:
-        os.environ["NORMCACHE_LIBRARY"] = options.library
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bindings", "python"))
-    import normcache
-
-    with open(options.query, encoding="utf-8") as query:
-        bench_common.run(Binding(query.read()), options)
+    options = bench_common.arguments(__doc__)
+    workload = Binding(import_binding(options.library), bench_common.read_text(options.query))
+    bench_common.run(workload, options)
