@@ -116,8 +116,7 @@ public func normcache_search(_ cache: OpaquePointer?, _ prefix: UnsafePointer<CC
     Boundary.returning(outKeys, outLength, "out_keys") { () throws(NormCacheError) in
         let open = try caches.object(cache)
         let afterBytes = after == nil && afterLength == 0 ? nil : try Boundary.input(after, afterLength, "after")
-        return JSONEncoding.stringArray(try open.keys(withPrefix: Boundary.input(prefix, prefixLength, "prefix"),
-                                                      after: afterBytes, limit: limit))
+        return try open.keysJSON(withPrefix: Boundary.input(prefix, prefixLength, "prefix"), after: afterBytes, limit: limit)
     }
 }
 

@@ -102,11 +102,25 @@ extension NormalizedCache {
     /// after `after` when given, at most `limit` (0: no limit).
     public func keys(withPrefix prefix: UnsafeRawBufferPointer, after: UnsafeRawBufferPointer? = nil,
                      limit: Int = 0) throws(NormCacheError) -> [String] {
-        guard limit >= 0 else { throw NormCacheError(.invalidArgument, "negative limit \(limit)") }
-        try Self.checkUTF8(prefix, what: "prefix")
-        if let after { try Self.checkUTF8(after, what: "after key") }
+        try Self.checkSearch(prefix, after, limit)
         return try store.read { (txn) throws(NormCacheError) in
             try txn.keys(withPrefix: prefix, after: after, limit: limit).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// `keys(withPrefix:after:limit:)` as a JSON array of strings, made straight from the
+    /// stored keys.
+    public func keysJSON(withPrefix prefix: UnsafeRawBufferPointer, after: UnsafeRawBufferPointer? = nil,
+                         limit: Int = 0) throws(NormCacheError) -> [UInt8] {
+        try Self.checkSearch(prefix, after, limit)
+        return try store.read { (txn) throws(NormCacheError) in
+            var out: [UInt8] = [UInt8(ascii: "[")]
+            try txn.forEachKey(withPrefix: prefix, after: after, limit: limit) { key in
+                if out.count > 1 { out.append(UInt8(ascii: ",")) }
+                JSONString.appendQuoted(key, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+            return out
         }
     }
 
@@ -127,6 +141,13 @@ extension NormalizedCache {
         return CacheStats(records: count, bytesUsed: map.bytesUsed, mapSize: map.mapSize, pageSize: map.pageSize,
                           formatVersion: store.formatVersion, readOnly: options.readOnly,
                           durability: store.durability)
+    }
+
+    private static func checkSearch(_ prefix: UnsafeRawBufferPointer, _ after: UnsafeRawBufferPointer?,
+                                    _ limit: Int) throws(NormCacheError) {
+        guard limit >= 0 else { throw NormCacheError(.invalidArgument, "negative limit \(limit)") }
+        try checkUTF8(prefix, what: "prefix")
+        if let after { try checkUTF8(after, what: "after key") }
     }
 
     private static func checkKey(_ key: UnsafeRawBufferPointer, what: String) throws(NormCacheError) {

@@ -32,6 +32,11 @@ final class CacheClient {
                        "normcache_load_schema")
     }
 
+    /// Adds key rules (`normcache_configure`).
+    func configure(_ json: String) throws {
+        try Self.check(json.withCString { normcache_configure(handle, $0, strlen($0)) }, "normcache_configure")
+    }
+
     /// Merges records JSON; returns the bytes of the changed-keys JSON when `changed`.
     @discardableResult
     func put(_ records: UnsafeRawBufferPointer, changed: Bool = false) throws -> Int {

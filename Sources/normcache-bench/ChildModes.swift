@@ -26,6 +26,7 @@ enum ChildModes {
         let start = residentBytes()
         guard let response = FileManager.default.contents(atPath: path) else { throw BenchError("cannot read \(path)") }
         let cache = try CacheClient(path: cachePath)
+        try cache.configure(Responses.keyByID)
         let operation = try cache.prepare(Responses.largeQuery)
         try response.withUnsafeBytes { _ = try cache.write(operation, response: $0) }
         try cache.read(operation)

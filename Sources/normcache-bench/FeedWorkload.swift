@@ -13,7 +13,7 @@ extension Bench {
             let response = Responses.feed(posts: posts)
             let changed = Responses.feed(posts: posts, revision: 1)
             let testCase = ResponseCase(workload: "feed", label: "N=\(posts)", query: Responses.feedQuery,
-                                        response: response, changed: changed, objects: 2 * posts)
+                                        config: Responses.keyByID, response: response, changed: changed, objects: 2 * posts)
             let series = try measure(testCase)
             addResponseFigures(testCase, series, targeted: targeted)
             add(Figure(workload: "feed", measure: "warm identical rewrite N=\(posts)", normcache: series.warmWrite,

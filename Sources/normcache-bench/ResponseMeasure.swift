@@ -12,6 +12,8 @@ struct ResponseCase {
     var query: String
     /// The SDL schema to load first, if any.
     var schema: [UInt8]? = nil
+    /// Key rules to configure first (`normcache_configure` JSON), if any.
+    var config: String? = nil
     /// The response.
     var response: [UInt8]
     /// The response with one field changed per object (measures a warm changed rewrite).
@@ -41,6 +43,7 @@ extension Bench {
     func openCache(for testCase: ResponseCase, at path: String) throws -> (CacheClient, PreparedOperation) {
         let cache = try CacheClient(path: path)
         if let schema = testCase.schema { try cache.loadSchema(schema) }
+        if let config = testCase.config { try cache.configure(config) }
         return (cache, try cache.prepare(testCase.query))
     }
 

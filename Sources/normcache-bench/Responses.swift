@@ -1,6 +1,10 @@
 /// The workloads' data, generated deterministically: the same arguments give the same
 /// bytes on every machine and in every run.
 enum Responses {
+    /// The key rule of the response workloads: objects are keyed
+    /// `<__typename>:<id>` (`Post:1`, `User:7`), as the issue and Apollo's default do.
+    static let keyByID = #"{"defaultKeyFields": ["id"]}"#
+
     /// The feed query of the issue.
     static let feedQuery = "query Feed { feed { id title url score published tags summary author { id name } } }"
 

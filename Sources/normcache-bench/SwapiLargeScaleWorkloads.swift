@@ -11,7 +11,7 @@ extension Bench {
         let people = options.swapiPeople
         let response = Responses.swapi(people: people)
         let testCase = ResponseCase(workload: "swapi", label: "people=\(people)", query: Responses.swapiQuery,
-                                    schema: Array(schema), response: response, objects: Responses.objectCount(response))
+                                    schema: Array(schema), config: Responses.keyByID, response: response, objects: Responses.objectCount(response))
         addResponseFigures(testCase, try measure(testCase), targeted: false)
     }
 
@@ -22,7 +22,7 @@ extension Bench {
         let response = Responses.large(megabytes: options.largeMegabytes)
         let label = "\(response.count / 1_000_000) MB"
         let testCase = ResponseCase(workload: "large", label: label, query: Responses.largeQuery,
-                                    response: response, objects: Responses.objectCount(response))
+                                    config: Responses.keyByID, response: response, objects: Responses.objectCount(response))
         addResponseFigures(testCase, try measure(testCase), targeted: false)
 
         let responsePath = try scratchFile("large.json", response)
@@ -49,7 +49,7 @@ extension Bench {
         var perObject: [(size: Int, write: Series, read: Series)] = []
         for posts in options.scaleSizes {
             let testCase = ResponseCase(workload: "scale", label: "N=\(posts)", query: Responses.feedQuery,
-                                        response: Responses.feed(posts: posts), objects: 2 * posts)
+                                        config: Responses.keyByID, response: Responses.feed(posts: posts), objects: 2 * posts)
             let series = try measure(testCase)
             addResponseFigures(testCase, series, targeted: false)
             let scale = { (series: Series) in Series(values: series.values.map { $0 / Double(2 * posts) }) }

@@ -49,13 +49,15 @@ struct Reader {
         let typename = try record.flatMap { (record) throws(NormCacheError) in try storedTypename(record, key) }
             ?? (rootTyped ? parentType : declaredObjectType(parentType))
         var undecided = false
-        let fields = try context.collect(plan, typename: typename, parentType: parentType, undecided: &undecided).filter { !$0.isAdded }
+        let fields = try context.collect(plan, typename: typename, parentType: parentType, undecided: &undecided)
         // A type condition the record cannot answer without its __typename: missing data.
         if undecided { missing.append(path.appending(.key("__typename"))) }
         out.append(UInt8(ascii: "{"))
-        for (position, collected) in fields.enumerated() {
+        var written = 0
+        for collected in fields where !collected.isAdded {
             let field = collected.field
-            if position > 0 { out.append(UInt8(ascii: ",")) }
+            if written > 0 { out.append(UInt8(ascii: ",")) }
+            written += 1
             JSONString.appendQuoted(field.responseKey.utf8, to: &out)
             out.append(UInt8(ascii: ":"))
             let fieldPath = path.appending(.key(field.responseKey))
@@ -72,8 +74,9 @@ struct Reader {
                 try resolved(keys, plan: plan, type: field.type, path: fieldPath)
                 continue
             }
-            let storageKey = FieldStorageKey.make(name: field.name, arguments: field.arguments, variables: context.variables,
-                                                  floatArguments: field.floatArguments)
+            let storageKey = field.arguments.isEmpty ? field.name
+                : FieldStorageKey.make(name: field.name, arguments: field.arguments, variables: context.variables,
+                                       floatArguments: field.floatArguments)
             guard let found = record.map({ $0.field(named: storageKey.utf8) }) ?? .some(nil) else { throw txn.damaged(key) }
             guard let stored = found else {
                 missing.append(fieldPath)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// A JSON text scanned once into a flat array of tokens (RFC 8259, strict).
 ///
 /// The scanner validates everything up front — grammar, UTF-8, escapes, numbers,
@@ -68,7 +70,13 @@ struct JSONDocument {
     func string<Bytes: Collection>(_ index: Int, equalsBytes expected: Bytes) -> Bool where Bytes.Element == UInt8 {
         let token = tokens[index]
         guard token.kind == .string else { return false }
-        if !token.hasEscapes { return rawText(index).elementsEqual(expected) }
+        if !token.hasEscapes {
+            guard Int(token.length) == expected.count else { return false }
+            let raw = rawText(index)
+            return expected.withContiguousStorageIfAvailable { contiguous in
+                contiguous.isEmpty || memcmp(raw.baseAddress!, contiguous.baseAddress!, contiguous.count) == 0
+            } ?? raw.elementsEqual(expected)
+        }
         return stringBytes(index).elementsEqual(expected)
     }
 

@@ -21,15 +21,24 @@ struct RecordBatch {
     init() {}
 
     /// Adds fields of the record `key` (values encoded as `FieldValue`); the record is
-    /// in the batch even with no fields.
+    /// in the batch even with no fields. A field key the record has already takes the new
+    /// value at its first place; records of many fields leave that to `finish`.
     mutating func add(recordKey key: [UInt8], fields: [(key: [UInt8], value: [UInt8])]) {
         let index = entry(for: key)
         entries[index].fields.reserveCapacity(entries[index].fields.count + fields.count)
         for field in fields {
-            entries[index].fields.append(IncomingField(key: field.key, value: field.value, order: fieldCount))
+            if entries[index].fields.count <= Self.inPlaceLimit,
+               let existing = entries[index].fields.firstIndex(where: { $0.key == field.key }) {
+                entries[index].fields[existing].value = field.value
+            } else {
+                entries[index].fields.append(IncomingField(key: field.key, value: field.value, order: fieldCount))
+            }
             fieldCount += 1
         }
     }
+
+    /// The most fields of a record whose repeated keys `add` collapses as they come.
+    private static let inPlaceLimit = 32
 
     private mutating func entry(for key: [UInt8]) -> Int {
         let index = entries.count
@@ -100,10 +109,10 @@ struct RecordBatch {
         add(recordKey: recordKey, fields: fields)
     }
 
-    /// Collapses repeated field keys of each record: the last value wins, at the place
-    /// of the first appearance.
+    /// Collapses the repeated field keys that `add` left (in records of more than
+    /// `inPlaceLimit` fields): the last value wins, at the place of the first appearance.
     mutating func finish() {
-        for index in entries.indices where entries[index].fields.count > 1 {
+        for index in entries.indices where entries[index].fields.count > Self.inPlaceLimit {
             let fields = entries[index].fields
             let order = fields.indices.sorted {
                 fields[$0].key == fields[$1].key ? $0 < $1 : fields[$0].key.lexicographicallyPrecedes(fields[$1].key)

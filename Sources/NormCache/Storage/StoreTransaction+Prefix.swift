@@ -8,16 +8,26 @@ extension StoreTransaction {
     /// given, at most `limit` of them (0: all).
     func keys(withPrefix prefix: UnsafeRawBufferPointer, after: UnsafeRawBufferPointer?, limit: Int) throws(NormCacheError) -> [[UInt8]] {
         var found: [[UInt8]] = []
+        try forEachKey(withPrefix: prefix, after: after, limit: limit) { found.append(Array($0)) }
+        return found
+    }
+
+    /// Calls `visit` with the keys `keys(withPrefix:after:limit:)` lists, in order, each
+    /// borrowed for the call (short keys straight from the memory map).
+    func forEachKey(withPrefix prefix: UnsafeRawBufferPointer, after: UnsafeRawBufferPointer?, limit: Int,
+                    _ visit: (UnsafeRawBufferPointer) -> Void) throws(NormCacheError) {
+        var count = 0
         var run: [[UInt8]] = []
-        func accept(_ key: [UInt8]) -> Bool {
+        func accept(_ key: UnsafeRawBufferPointer) -> Bool {
             if key.starts(with: prefix), after.map({ $0.lexicographicallyPrecedes(key) }) ?? true {
-                found.append(key)
+                visit(key)
+                count += 1
             }
-            return limit == 0 || found.count < limit
+            return limit == 0 || count < limit
         }
         func flushRun() -> Bool {
             defer { run.removeAll(keepingCapacity: true) }
-            for key in run.sorted(by: { $0.lexicographicallyPrecedes($1) }) where !accept(key) { return false }
+            for key in run.sorted(by: { $0.lexicographicallyPrecedes($1) }) where !key.withUnsafeBytes({ accept($0) }) { return false }
             return true
         }
         var seek = Array(prefix.prefix(StorageKey.directLimit))
@@ -26,7 +36,7 @@ extension StoreTransaction {
             if seek.lexicographicallyPrecedes(afterStored) { seek = afterStored }
         }
         try forEachEntry(inGroup: prefix, from: seek) { (key, value) throws(NormCacheError) -> Bool in
-            guard StorageKey.isLong(key) else { return flushRun() && accept(Array(key)) }
+            guard StorageKey.isLong(key) else { return (run.isEmpty || flushRun()) && accept(key) }
             guard let fullKey = StorageKey.recordKey(stored: key, value: value) else { throw damaged(key) }
             if let last = run.last, !last.prefix(StorageKey.directLimit).elementsEqual(key.prefix(StorageKey.directLimit)) {
                 guard flushRun() else { return false }
@@ -35,7 +45,6 @@ extension StoreTransaction {
             return true
         }
         _ = flushRun()
-        return found
     }
 
     /// Deletes every record whose key starts with `prefix`; returns how many.
