@@ -30,7 +30,7 @@ struct Chart {
                 <rect x="\(labelWidth)" y="\(y + 2)" width="\(Int(Double(barWidth) * value / largest))" height="12" fill="#2b6cb0"/>
                 <rect x="\(labelWidth)" y="\(y + 16)" width="\(Int(Double(barWidth) * baseline / largest))" height="12" fill="#a0aec0"/>
                 <text x="\(labelWidth + barWidth + 8)" y="\(y + 12)">\(escape(formatValue(value, figure.unit))) vs \(escape(formatValue(baseline, figure.unit)))</text>
-                <text x="\(labelWidth + barWidth + 8)" y="\(y + 25)" fill="\(figure.met == false ? "#c53030" : "#2f855a")">\(format(figure.ratio ?? .nan))×\(escape(verdict))</text>
+                <text x="\(labelWidth + barWidth + 8)" y="\(y + 25)" fill="\(figure.met.map { $0 ? "#2f855a" : "#c53030" } ?? "#555")">\(format(figure.ratio ?? .nan))×\(escape(verdict))</text>
 
                 """
         }
