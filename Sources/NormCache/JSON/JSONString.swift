@@ -76,6 +76,12 @@ enum JSONString {
     /// other byte (valid UTF-8 by construction) is copied as it is.
     static func appendQuoted<Bytes: Collection>(_ contents: Bytes, to out: inout [UInt8]) where Bytes.Element == UInt8 {
         out.append(UInt8(ascii: "\""))
+        // Most text needs no escape: copied in one piece.
+        if !contents.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: contents)
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in contents {
             switch byte {
             case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)
