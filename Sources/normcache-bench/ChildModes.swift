@@ -30,9 +30,17 @@ enum ChildModes {
         let operation = try cache.prepare(Responses.largeQuery)
         try response.withUnsafeBytes { _ = try cache.write(operation, response: $0) }
         try cache.read(operation)
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return ["start_bytes": Double(start), "peak_bytes": Double(usage.ru_maxrss) * 1024]
+        return ["start_bytes": Double(start), "peak_bytes": Double(peakResidentBytes())]
+    }
+
+    /// The peak resident set of this process image (VmHWM of /proc/self/status).
+    /// `getrusage`'s ru_maxrss would not do: across the parent's fork and the exec it
+    /// keeps the parent's high-water mark.
+    private static func peakResidentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kilobytes * 1024
     }
 
     /// Opens the cache, prepares the feed query, reads it and closes: the time of it all.

@@ -6,13 +6,19 @@ struct JSONScanner {
     /// Indices of the containers still open, innermost last.
     private var open: [Int] = []
 
+    /// The most tokens reserved up front (1.3 GB); larger documents grow the array.
+    private static let reservationLimit = 1 << 26
+
     init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
     /// Scans the whole input as exactly one JSON value surrounded by whitespace.
     mutating func scanDocument() throws(NormCacheError) -> [JSONToken] {
-        tokens.reserveCapacity(min(max(16, bytes.count / 8), 1 << 20))
+        // JSON holds at least about 5 bytes a token in practice: reserving that once
+        // spares a large document the copies (and the doubled peak) of growing; pages
+        // reserved but never written cost no memory.
+        tokens.reserveCapacity(min(bytes.count / 5 + 16, Self.reservationLimit))
         skipWhitespace()
         var needValue = true
         while true {

@@ -1,12 +1,31 @@
-/// One field of a write: its key and its encoded value (see `FieldValue`).
+/// One field of a write: its key and its encoded value (see `FieldValue`), held in one
+/// allocation (a large write holds millions of them until it commits).
 struct IncomingField {
-    /// The field key's UTF-8 bytes.
-    var key: [UInt8]
-    /// The encoded value.
-    var value: [UInt8]
+    /// The key's UTF-8 bytes, then the encoded value.
+    private var storage: [UInt8]
+    private let keyLength: Int
     /// The place of the field's first appearance in its input, counted across all
     /// records, so changed fields can be reported in input order.
-    var order: Int
+    let order: Int
+
+    /// The field `key` with `value`, first seen at `order`.
+    init(key: [UInt8], value: [UInt8], order: Int) {
+        storage = key
+        storage.append(contentsOf: value)
+        keyLength = key.count
+        self.order = order
+    }
+
+    /// The field key's UTF-8 bytes.
+    var key: ArraySlice<UInt8> { storage[..<keyLength] }
+
+    /// The encoded value.
+    var value: ArraySlice<UInt8> { storage[keyLength...] }
+
+    /// Gives the field `value` in place of its own.
+    mutating func replaceValue<Value: Collection>(with value: Value) where Value.Element == UInt8 {
+        storage.replaceSubrange(keyLength..., with: value)
+    }
 }
 
 /// The result of merging incoming fields into a record.

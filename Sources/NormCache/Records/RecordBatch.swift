@@ -28,8 +28,8 @@ struct RecordBatch {
         entries[index].fields.reserveCapacity(entries[index].fields.count + fields.count)
         for field in fields {
             if entries[index].fields.count <= Self.inPlaceLimit,
-               let existing = entries[index].fields.firstIndex(where: { $0.key == field.key }) {
-                entries[index].fields[existing].value = field.value
+               let existing = entries[index].fields.firstIndex(where: { $0.key.elementsEqual(field.key) }) {
+                entries[index].fields[existing].replaceValue(with: field.value)
             } else {
                 entries[index].fields.append(IncomingField(key: field.key, value: field.value, order: fieldCount))
             }
@@ -124,7 +124,7 @@ struct RecordBatch {
                 if position < order.count, fields[order[position]].key == fields[order[runStart]].key { continue }
                 let first = order[runStart], last = order[position - 1]
                 if first != last {
-                    kept[first].value = fields[last].value
+                    kept[first].replaceValue(with: fields[last].value)
                     for repeated in order[(runStart + 1)..<position] { dropped[repeated] = true }
                 }
                 runStart = position
