@@ -12,7 +12,7 @@ extension NormalizedCache {
     /// `reportingChanges`.
     func merge(_ batch: RecordBatch, reportingChanges: Bool) throws(NormCacheError) -> [String] {
         let writtenAt = clock()
-        return try store.write { (txn) throws(NormCacheError) -> [String] in
+        return try store.write(reserving: batch.byteCount) { (txn) throws(NormCacheError) -> [String] in
             var changed: [(order: Int, key: String)] = []
             for entry in batch.entries {
                 let keyText = { String(decoding: entry.key, as: UTF8.self) }

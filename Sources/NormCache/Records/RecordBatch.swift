@@ -16,6 +16,9 @@ struct RecordBatch {
     private(set) var entries: [Entry] = []
     private var entryIndex: [RecordKeyBytes: Int] = [:]
     private var fieldCount = 0
+    /// The bytes of the record keys, field keys and values added: what the write stores,
+    /// about.
+    private(set) var byteCount = 0
 
     /// An empty batch.
     init() {}
@@ -27,6 +30,7 @@ struct RecordBatch {
         let index = entry(for: key)
         entries[index].fields.reserveCapacity(entries[index].fields.count + fields.count)
         for field in fields {
+            byteCount += field.key.count + field.value.count
             if entries[index].fields.count <= Self.inPlaceLimit,
                let existing = entries[index].fields.firstIndex(where: { $0.key.elementsEqual(field.key) }) {
                 entries[index].fields[existing].replaceValue(with: field.value)
@@ -46,6 +50,7 @@ struct RecordBatch {
         guard existing == index else { return existing }
         entryIndex[RecordKeyBytes(key)] = index
         entries.append(Entry(key: key, fields: []))
+        byteCount += key.count
         return index
     }
 

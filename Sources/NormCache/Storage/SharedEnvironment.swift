@@ -218,8 +218,11 @@ final class SharedEnvironment: @unchecked Sendable {
     /// Runs `body` in a write transaction and commits it; on any error nothing is
     /// written. When the map fills, the transaction is abandoned, the map grown and
     /// `body` run again, so `body` must do nothing but its work in the transaction.
-    func write<R>(_ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+    /// A write that knows it brings about `bytes` of data has the map grown to hold
+    /// them first, so that a large write is not run again for every growth step.
+    func write<R>(reserving bytes: Int = 0, _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         try writers.withLock { () throws(NormCacheError) -> R in
+            try makeRoom(for: bytes)
             var resizes = 0
             while true {
                 switch try attemptWrite(body) {
@@ -291,6 +294,18 @@ final class SharedEnvironment: @unchecked Sendable {
     /// Takes the map size another process has grown the file to.
     private func adoptGrownMap() throws(NormCacheError) {
         try resizeMap { _ in 0 }
+    }
+
+    /// Grows the map, when needed, to hold the pages in use and twice `bytes` (room for
+    /// the new records, their B-tree pages and the copies a transaction writes).
+    private func makeRoom(for bytes: Int) throws(NormCacheError) {
+        guard bytes > 0 else { return }
+        let facts = try mapFacts()
+        let (doubled, overflow) = bytes.multipliedReportingOverflow(by: 2)
+        guard !overflow, case let (needed, false) = facts.bytesUsed.addingReportingOverflow(doubled),
+              needed > facts.mapSize else { return }
+        let pages = (needed + facts.pageSize - 1) / facts.pageSize
+        try resizeMap { current in max(current, pages * facts.pageSize) }
     }
 
     /// Grows a full map by its size, at most by `maximumGrowth`.
