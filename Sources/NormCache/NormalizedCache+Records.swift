@@ -14,6 +14,7 @@ extension NormalizedCache {
         let writtenAt = clock()
         return try store.write(reserving: batch.byteCount) { (txn) throws(NormCacheError) -> [String] in
             var changed: [(order: Int, key: String)] = []
+            let scratch = MergeScratch()
             for entry in batch.entries {
                 let keyText = { String(decoding: entry.key, as: UTF8.self) }
                 let merged = try entry.key.withBytes { (key) throws(NormCacheError) -> MergedRecord in
@@ -22,9 +23,10 @@ extension NormalizedCache {
                         guard let view = RecordView(stored) else { throw txn.damaged(key) }
                         existing = view
                     }
-                    let merged = try RecordView.merge(existing, entry.fields, writtenAt: writtenAt, recordKey: keyText())
-                    if let bytes = merged.bytes {
-                        try bytes.withBytes { (record) throws(NormCacheError) in try txn.setRecord(key, record) }
+                    let merged = try RecordView.merge(existing, entry.fields, writtenAt: writtenAt, recordKey: keyText(),
+                                                      writer: &scratch.writer, into: &scratch.record)
+                    if merged.rewritten {
+                        try scratch.record.withBytes { (record) throws(NormCacheError) in try txn.setRecord(key, record) }
                     }
                     return merged
                 }

@@ -30,8 +30,9 @@ struct IncomingField {
 
 /// The result of merging incoming fields into a record.
 struct MergedRecord {
-    /// The new encoded record, or nil when the stored bytes can stay as they are.
-    var bytes: [UInt8]?
+    /// Whether the record was encoded anew (into the caller's buffer); false when the
+    /// stored bytes can stay as they are.
+    var rewritten: Bool
     /// Indices into the incoming fields whose stored value changed, ascending.
     var changed: [Int]
 }
@@ -42,11 +43,14 @@ extension RecordView {
     /// incoming stay. Incoming fields are stamped `writtenAt`; a field whose value is
     /// unchanged is not reported, and when nothing changed and every timestamp is
     /// current the record needs no rewrite.
+    /// `writer` and `out` are scratch buffers reused from record to record; `out` holds the
+    /// new record when it is rewritten.
     static func merge(_ existing: RecordView?, _ incoming: [IncomingField], writtenAt: UInt64,
-                      recordKey: @autoclosure () -> String) throws(NormCacheError) -> MergedRecord {
+                      recordKey: @autoclosure () -> String, writer: inout RecordWriter,
+                      into out: inout [UInt8]) throws(NormCacheError) -> MergedRecord {
         let order = incoming.indices.sorted { incoming[$0].key.lexicographicallyPrecedes(incoming[$1].key) }
         let storedCount = existing?.count ?? 0
-        var writer = RecordWriter(fieldCapacity: storedCount + incoming.count)
+        writer.reset()
         var changed: [Int] = []
         var needsRewrite = existing == nil
         var stored = 0, next = 0
@@ -78,6 +82,15 @@ extension RecordView {
             next += 1
         }
         changed.sort()
-        return MergedRecord(bytes: needsRewrite ? try writer.finish() : nil, changed: changed)
+        if needsRewrite { try writer.finish(into: &out) }
+        return MergedRecord(rewritten: needsRewrite, changed: changed)
     }
+}
+
+/// The buffers a write reuses from record to record while it merges.
+final class MergeScratch {
+    /// Builds each merged record.
+    var writer = RecordWriter(fieldCapacity: 16)
+    /// Holds each merged record's encoded bytes.
+    var record: [UInt8] = []
 }

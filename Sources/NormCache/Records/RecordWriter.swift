@@ -19,9 +19,17 @@ struct RecordWriter {
         entries.appendLengthPrefixed(value)
     }
 
-    /// The encoded record; records are limited to 4 GiB by their offset table.
-    func finish() throws(NormCacheError) -> [UInt8] {
-        var out: [UInt8] = [RecordView.format]
+    /// Forgets the fields so far, keeping the buffers, for the next record.
+    mutating func reset() {
+        entries.removeAll(keepingCapacity: true)
+        offsets.removeAll(keepingCapacity: true)
+    }
+
+    /// The encoded record in `out` (replacing what it held, keeping its buffer); records
+    /// are limited to 4 GiB by their offset table.
+    func finish(into out: inout [UInt8]) throws(NormCacheError) {
+        out.removeAll(keepingCapacity: true)
+        out.append(RecordView.format)
         out.appendVarint(UInt64(offsets.count))
         let headerLength = out.count + offsets.count * 4
         guard headerLength + entries.count <= Int(UInt32.max) else {
@@ -30,6 +38,5 @@ struct RecordWriter {
         out.reserveCapacity(headerLength + entries.count)
         for offset in offsets { out.appendUInt32(UInt32(truncatingIfNeeded: headerLength + offset)) }
         out.append(contentsOf: entries)
-        return out
     }
 }
