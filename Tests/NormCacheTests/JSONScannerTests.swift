@@ -28,6 +28,30 @@ import Testing
         #expect(Array(document.elements(ofArray: 2)) == [3, 4, 5])
     }
 
+    @Test func longStringsFindEveryQuoteEscapeControlAndMultiByteCharacter() throws {
+        // Strings are scanned 8 bytes at a time; a special byte anywhere in a run of 8
+        // must still be found where it is.
+        for plain in 0...17 {
+            let run = String(repeating: "a", count: plain)
+            let document = try scan("\"" + run + "\\n" + run + "é" + run + "\"")
+            #expect(document.stringBytes(0) == Array((run + "\n" + run + "é" + run).utf8))
+            #expect(error("\"" + run + "\u{1}" + run + "\"")?.message
+                    == "JSON error at byte \(1 + plain): control character U+0001 must be escaped in a string")
+        }
+    }
+
+    @Test func validationCountsTokensAndNamesTheOffset() throws {
+        let text = Array(#"{"a": [1, "two", null], "b": {}}"#.utf8)
+        #expect(try text.withUnsafeBytes { try JSONValidation.valueCount($0) } == 8)
+        let broken = Array(#"{"a": [1, }"#.utf8)
+        do {
+            _ = try broken.withUnsafeBytes { try JSONValidation.valueCount($0) }
+            Issue.record("malformed JSON was accepted")
+        } catch let failure as NormCacheError {
+            #expect(failure.message == "JSON error at byte 10: expected a JSON value")
+        }
+    }
+
     @Test func escapesDecodeToUTF8() throws {
         let document = try scan(#""\u00e9\uD83D\uDE00\"\\\/\b\f\r\t""#)
         #expect(document.stringBytes(0) == Array("é😀\"\\/\u{8}\u{c}\r\t".utf8))

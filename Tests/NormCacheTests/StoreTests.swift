@@ -62,6 +62,26 @@ import Testing
         #expect(try other.record("R:19-199") == "{\"v\":\"\(value)\"}")
     }
 
+    @Test func aWriteThatReservesItsBytesRunsOnceInASmallMap() throws {
+        var options = CacheOptions()
+        options.mapSize = 1 << 20
+        let test = try TestCache(options: options)
+        let value = [UInt8](repeating: 0x78, count: 4000)
+        var attempts = 0
+        try test.cache.store.write(reserving: 2000 * value.count) { (txn) throws(NormCacheError) in
+            attempts += 1
+            for number in 0..<2000 {
+                try Array("R:\(number)".utf8).withBytes { (key) throws(NormCacheError) in
+                    try value.withBytes { (record) throws(NormCacheError) in try txn.setRecord(key, record) }
+                }
+            }
+        }
+        // Without the reservation the 1 MiB map fills and the transaction runs again at
+        // each growth step.
+        #expect(attempts == 1)
+        #expect(try test.cache.stats().mapSize >= 8 << 20)
+    }
+
     @Test func aFiftyMegabyteRecordRoundTrips() throws {
         let test = try TestCache()
         let value = String(repeating: "0123456789", count: 5_000_000)
