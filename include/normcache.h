@@ -25,10 +25,19 @@
  *    then share one LMDB environment); each handle sees the writes the others have
  *    committed.
  *  - A handle belongs to the process that opened it: after fork(), the child must
- *    open the cache again; calls on an inherited handle return NORMCACHE_EINVAL.
+ *    open the cache again; calls on an inherited handle return NORMCACHE_EINVAL,
+ *    except normcache_close, which releases the child's copy and leaves the parent's
+ *    handle and the file alone. Prepared operations (normcache_op) are plain values:
+ *    a child may use inherited ones with a cache it opens itself.
  *  - Nothing crosses this boundary but status codes: bad input, a closed handle or a
  *    damaged file gives an error code, never a crash, and a failed write changes
  *    nothing.
+ *  - Damaged files: normcache refuses at open (NORMCACHE_ENOTCACHE) a file that is
+ *    not an LMDB file, is cut short, holds no normcache databases, has a damaged
+ *    meta database or a newer format version, and at read a record whose bytes are
+ *    damaged. LMDB keeps no checksums of its B-tree pages and follows what they
+ *    say: a file whose pages were overwritten inside (by a disk fault or another
+ *    program) can crash a process that reads it, as it would crash LMDB itself.
  */
 #ifndef NORMCACHE_H
 #define NORMCACHE_H
@@ -144,7 +153,10 @@ typedef struct normcache normcache;
  *                 1 MiB); the map grows by itself when it fills.
  *   "max_readers": the reader slots of the lock file (default 126, 1..65535), the most
  *                 read transactions of all processes at one moment; only the first
- *                 process to open the file sets it.
+ *                 process to open the file sets it. A read that finds every slot
+ *                 taken first frees the slots of processes that died holding them;
+ *                 if all are still in use it fails at once with NORMCACHE_ESTORAGE
+ *                 ("all reader slots are in use"), without waiting.
  * An unknown option or a value of the wrong type is NORMCACHE_EINVAL, and nothing is
  * created. When this process has the file open already, the new handle shares its
  * environment: map_size and max_readers of the first open hold, commits get the
@@ -353,8 +365,10 @@ typedef struct normcache_key normcache_key;
  * __typename) and a view of the object (normcache_object_member). To give the object
  * a key, call normcache_key_set; to leave it to the other rules, don't. Return
  * NORMCACHE_OK; any other value fails the write (or normalize) with
- * NORMCACHE_ECALLBACK, and nothing is written. The callback runs on the thread of the call and may call the library,
- * reads and writes alike: normalizing happens before the write takes its transaction.
+ * NORMCACHE_ECALLBACK, and nothing is written. The callback runs on the thread of the
+ * call and may call the library, reads and writes alike: normalizing happens before
+ * the write takes its transaction. A callback that closes the handle of the write it
+ * serves makes that write fail with NORMCACHE_EINVAL, writing nothing.
  */
 typedef int (*normcache_key_resolver)(void *context, const char *typename_, size_t typename_len,
                                       const normcache_object *object, normcache_key *key);
@@ -392,7 +406,7 @@ int normcache_key_set(normcache_key *key, const char *id, size_t id_len, const c
 /**
  * normcache_prepare — parse, validate and compile an operation of a document.
  *
- * `operation_name` (NULL/0: the only operation of the document) picks the operation.
+ * `operation_name` (length 0: the only operation of the document) picks the operation.
  * A document without operations prepares one of its fragments instead, for
  * normcache_read_fragment and normcache_write_fragment: the one `operation_name`
  * names, or its only fragment. The operation keeps the schema and rules of the handle

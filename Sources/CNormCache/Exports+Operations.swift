@@ -27,7 +27,7 @@ public func normcache_prepare(_ cache: OpaquePointer?, _ document: UnsafePointer
     return Boundary.run { () throws(NormCacheError) in
         guard let outOperation else { throw NormCacheError(.invalidArgument, "out_op is NULL") }
         let open = try caches.object(cache)
-        let operationName = name == nil && nameLength == 0 ? nil : try Boundary.text(name, nameLength, "operation_name")
+        let operationName = nameLength == 0 ? nil : try Boundary.text(name, nameLength, "operation_name")
         let operation = try open.prepare(document: Boundary.input(document, documentLength, "document"), operationName: operationName)
         outOperation.pointee = try operations.register(operation)
         return NORMCACHE_OK

@@ -5,11 +5,15 @@ import Synchronization
 ///
 /// A handle is not a pointer to memory: it encodes a slot of its table and the slot's
 /// generation, so a closed, doubly closed or made-up handle is recognised and refused
-/// (`NORMCACHE_EINVAL`) instead of being dereferenced.
+/// (`NORMCACHE_EINVAL`) instead of being dereferenced. A table bound to its process
+/// also refuses, in a child made by fork(), the handles the parent registered: they
+/// may be closed there, nothing else.
 final class HandleTable<Object: AnyObject & Sendable>: Sendable {
     private struct Slot {
         var generation: UInt64
         var object: Object?
+        /// The fork generation (`ForkGeneration`) the handle was registered in.
+        var forkGeneration: UInt64 = 0
     }
 
     private static var slotBits: Int { 24 }
@@ -18,10 +22,13 @@ final class HandleTable<Object: AnyObject & Sendable>: Sendable {
 
     /// What the handles are called in messages ("cache handle").
     private let name: String
+    private let boundToProcess: Bool
     private let slots = Mutex<[Slot]>([])
 
-    init(name: String) {
+    init(name: String, boundToProcess: Bool) {
         self.name = name
+        self.boundToProcess = boundToProcess
+        if boundToProcess { ForkGeneration.start() }
     }
 
     /// Registers an object and returns its handle.
@@ -37,6 +44,7 @@ final class HandleTable<Object: AnyObject & Sendable>: Sendable {
             }
             slots[index].generation = (slots[index].generation + 1) & Self.generationMask
             slots[index].object = object
+            slots[index].forkGeneration = ForkGeneration.current
             return UInt(index + 1) | UInt(slots[index].generation) << UInt(Self.slotBits)
         }
         guard let handle, let pointer = OpaquePointer(bitPattern: handle) else {
@@ -45,10 +53,12 @@ final class HandleTable<Object: AnyObject & Sendable>: Sendable {
         return pointer
     }
 
-    /// The live object of a handle.
+    /// The live object of a handle registered in this process.
     func object(_ handle: OpaquePointer?) throws(NormCacheError) -> Object {
-        guard let object = slots.withLock({ slots in Self.find(handle, in: slots).map { slots[$0].object } ?? nil }) else {
-            throw invalid(handle)
+        let slot = slots.withLock { slots in Self.find(handle, in: slots).map { slots[$0] } }
+        guard let slot, let object = slot.object else { throw invalid(handle) }
+        guard !boundToProcess || slot.forkGeneration == ForkGeneration.current else {
+            throw NormCacheError(.invalidArgument, "the \(name) was opened before fork() by the parent process: open the cache again in this process")
         }
         return object
     }
@@ -80,6 +90,6 @@ final class HandleTable<Object: AnyObject & Sendable>: Sendable {
 }
 
 /// The open caches.
-let caches = HandleTable<NormalizedCache>(name: "cache handle")
-/// The prepared operations.
-let operations = HandleTable<PreparedOperation>(name: "operation handle")
+let caches = HandleTable<NormalizedCache>(name: "cache handle", boundToProcess: true)
+/// The prepared operations: plain values, usable in a child process with a handle it opens.
+let operations = HandleTable<PreparedOperation>(name: "operation handle", boundToProcess: false)

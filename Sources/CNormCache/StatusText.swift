@@ -6,6 +6,7 @@ enum StatusText {
     static func text(for code: Int32) -> StaticString {
         switch code {
         case NORMCACHE_OK: return "ok"
+        case NORMCACHE_MISS: return "missing data"
         case NORMCACHE_NOTFOUND: return "not found"
         case NORMCACHE_EINVAL: return "invalid argument"
         case NORMCACHE_EJSON: return "malformed JSON"

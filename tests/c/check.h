@@ -335,6 +335,72 @@ static inline void nc_stat(const char *file, int line, normcache *cache, const c
     } while (0)
 
 /* ---------------------------------------------------------------------------
+ * Files and stats
+ * ------------------------------------------------------------------------- */
+
+/** Writes `len` bytes to a new (or emptied) file at `path`. */
+static inline void nc_write_file(const char *path, const unsigned char *bytes, size_t len)
+{
+    FILE *file = fopen(path, "wb");
+    CHECK(file != NULL);
+    CHECK(len == 0 || fwrite(bytes, 1, len, file) == len);
+    CHECK(fclose(file) == 0);
+}
+
+/** The whole content of the file at `path` in a malloc'ed buffer, its length in `len`. */
+static inline unsigned char *nc_read_file(const char *path, size_t *len)
+{
+    FILE *file = fopen(path, "rb");
+    unsigned char *bytes;
+    long size;
+    CHECK(file != NULL);
+    CHECK(fseek(file, 0, SEEK_END) == 0);
+    size = ftell(file);
+    CHECK(size >= 0);
+    CHECK(fseek(file, 0, SEEK_SET) == 0);
+    bytes = malloc((size_t)size + 1);
+    CHECK(bytes != NULL);
+    CHECK(fread(bytes, 1, (size_t)size, file) == (size_t)size);
+    CHECK(fclose(file) == 0);
+    *len = (size_t)size;
+    return bytes;
+}
+
+/** Implements CHECK_FILE_IS. */
+static inline void nc_check_file_is(const char *file, int line, const char *path,
+                                    const unsigned char *bytes, size_t len)
+{
+    size_t got_len;
+    unsigned char *got = nc_read_file(path, &got_len);
+    if (got_len != len || (len > 0 && memcmp(got, bytes, len) != 0)) {
+        nc_fail(file, line, "'%s' changed: %zu bytes, expected the %zu bytes it held before",
+                path, got_len, len);
+    }
+    free(got);
+}
+
+/** Fails unless the file at `path` holds exactly the `len` bytes `bytes`. */
+#define CHECK_FILE_IS(path, bytes, len) nc_check_file_is(__FILE__, __LINE__, (path), (bytes), (len))
+
+/** Implements NC_STAT_NUMBER. */
+static inline unsigned long long nc_stat_number(const char *file, int line, normcache *cache,
+                                                const char *name)
+{
+    char text[32];
+    char *end;
+    unsigned long long value;
+    nc_stat(file, line, cache, name, text, sizeof text);
+    value = strtoull(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end != '\0') {
+        nc_fail(file, line, "stats %s is %s, not an integer", name, text);
+    }
+    return value;
+}
+
+/** The stats member `name` of `cache` as a decimal integer; fails unless it is one. */
+#define NC_STAT_NUMBER(cache, name) nc_stat_number(__FILE__, __LINE__, (cache), (name))
+
+/* ---------------------------------------------------------------------------
  * Temporary cache paths
  * ------------------------------------------------------------------------- */
 

@@ -29,20 +29,6 @@ static int exists(const char *path)
     return stat(path, &info) == 0;
 }
 
-/** The stats member `name` of `cache`, read as a decimal integer; fails unless it is one. */
-static unsigned long long stat_number(normcache *cache, const char *name)
-{
-    char text[32];
-    char *end;
-    unsigned long long value;
-    NC_STAT(cache, name, text, sizeof text);
-    value = strtoull(text, &end, 10);
-    if (text[0] < '0' || text[0] > '9' || *end != '\0') {
-        nc_fail(__FILE__, __LINE__, "stats %s is %s, not an integer", name, text);
-    }
-    return value;
-}
-
 /** A new cache with no options: the data file, its lock file and the default stats. */
 static void test_defaults(void)
 {
@@ -68,9 +54,9 @@ static void test_defaults(void)
     CHECK_STAT(cache, "durability", "\"full\"");
     CHECK_STAT(cache, "map_size", "67108864");
     CHECK_STAT(cache, "library_version", "\"" NORMCACHE_VERSION "\"");
-    CHECK(stat_number(cache, "format_version") >= 1);
-    CHECK(stat_number(cache, "bytes_used") > 0);
-    page_size = stat_number(cache, "page_size");
+    CHECK(NC_STAT_NUMBER(cache, "format_version") >= 1);
+    CHECK(NC_STAT_NUMBER(cache, "bytes_used") > 0);
+    page_size = NC_STAT_NUMBER(cache, "page_size");
     CHECK(page_size >= 512 && (page_size & (page_size - 1)) == 0);
     CHECK_OK(normcache_close(cache));
 }
@@ -193,7 +179,7 @@ static void test_map_size_option(void)
     NC_APPEND_LITERAL(&record, "\"}");
     CHECK_GET(cache, "Big:1", record.data);
 
-    CHECK(stat_number(cache, "map_size") > value_size);
+    CHECK(NC_STAT_NUMBER(cache, "map_size") > value_size);
     CHECK_OK(normcache_close(cache));
     free(records.data);
     free(record.data);
@@ -279,28 +265,6 @@ static void test_missing_directory(void)
     CHECK_OPEN_FAILS(path, NULL, NORMCACHE_ESTORAGE);
 }
 
-/** Writes `len` bytes to a new file at `path`. */
-static void write_file(const char *path, const unsigned char *bytes, size_t len)
-{
-    FILE *file = fopen(path, "wb");
-    CHECK(file != NULL);
-    CHECK(fwrite(bytes, 1, len, file) == len);
-    CHECK(fclose(file) == 0);
-}
-
-/** Fails unless the file at `path` holds exactly `len` bytes equal to `bytes`. */
-static void check_file(const char *path, const unsigned char *bytes, size_t len)
-{
-    static unsigned char read_back[1 << 17];
-    FILE *file = fopen(path, "rb");
-    size_t got;
-    CHECK(file != NULL);
-    got = fread(read_back, 1, sizeof read_back, file);
-    CHECK(fclose(file) == 0);
-    CHECK(got == len);
-    CHECK(memcmp(read_back, bytes, len) == 0);
-}
-
 /** A file of random bytes, or of a little text, is ENOTCACHE, and is left as it was. */
 static void test_not_a_cache(void)
 {
@@ -315,15 +279,15 @@ static void test_not_a_cache(void)
         noise[i] = (unsigned char)(state >> 16);
     }
     nc_temp_path(path, "noise");
-    write_file(path, noise, sizeof noise);
+    nc_write_file(path, noise, sizeof noise);
     CHECK_OPEN_FAILS(path, NULL, NORMCACHE_ENOTCACHE);
     CHECK_OPEN_FAILS(path, "{\"read_only\": true}", NORMCACHE_ENOTCACHE);
-    check_file(path, noise, sizeof noise);
+    CHECK_FILE_IS(path, noise, sizeof noise);
 
     nc_temp_path(path, "text");
-    write_file(path, text, sizeof text - 1);
+    nc_write_file(path, text, sizeof text - 1);
     CHECK_OPEN_FAILS(path, NULL, NORMCACHE_ENOTCACHE);
-    check_file(path, text, sizeof text - 1);
+    CHECK_FILE_IS(path, text, sizeof text - 1);
 }
 
 /** A cache file cut to a third of its length is ENOTCACHE, for writing and reading alike. */

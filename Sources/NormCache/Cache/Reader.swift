@@ -103,7 +103,10 @@ struct Reader {
             }
             out.append(contentsOf: "null".utf8)
         case .reference where plan != nil:
-            guard let plan, let length = reader.readLength(), let key = reader.readBytes(length) else { throw txn.damaged(recordKey) }
+            // An empty key is never written (a reference names a record): the record is damaged.
+            guard let plan, let length = reader.readLength(), let key = reader.readBytes(length), !key.isEmpty else {
+                throw txn.damaged(recordKey)
+            }
             try object(key, plan: plan, parentType: expected?.namedType, path: path)
         case .reference:
             // A reference where the operation selects a leaf: not data it can use.

@@ -15,7 +15,7 @@ extension FieldValue {
             guard let length = reader.readLength(), let text = reader.readBytes(length) else { return false }
             JSONString.appendQuoted(text, to: &out)
         case .reference:
-            guard let length = reader.readLength(), let key = reader.readBytes(length) else { return false }
+            guard let length = reader.readLength(), let key = reader.readBytes(length), !key.isEmpty else { return false }
             out.append(contentsOf: #"{"$reference":"#.utf8)
             JSONString.appendQuoted(key, to: &out)
             out.append(UInt8(ascii: "}"))
@@ -50,6 +50,8 @@ extension FieldValue {
                   let body = reader.readBytes(Int(bodyLength)) else { return false }
             var inner = ByteReader(body)
             for _ in 0..<count {
+                // A count beyond the body is damage; stop at its end, whatever the count says.
+                guard !inner.isAtEnd else { return false }
                 if tag == .object {
                     guard let keyLength = inner.readLength(), inner.readBytes(keyLength) != nil else { return false }
                 }

@@ -20,5 +20,5 @@ enum FieldValue {
     }
 
     /// The deepest nesting a stored value may have (matches the JSON scanner's limit).
-    static let maxDepth = JSONDocument.maxDepth
+    static var maxDepth: Int { JSONDocument.maxDepth }
 }

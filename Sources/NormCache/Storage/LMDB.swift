@@ -112,10 +112,18 @@ final class LMDBEnvironment {
         try LMDBStatus.check(mdb_env_set_flags(handle, UInt32(MDB_NOMETASYNC), on ? 1 : 0))
     }
 
-    /// Begins a transaction.
+    /// Begins a transaction. When every reader slot is taken, the slots of processes
+    /// that died holding them are released and the begin tried once more: a process
+    /// that outlives a killed reader does not stay locked out of reading.
     func begin(readOnly: Bool) throws(LMDBStatus) -> LMDBTransaction {
         var txn: OpaquePointer?
-        try LMDBStatus.check(mdb_txn_begin(handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn))
+        let flags = readOnly ? UInt32(MDB_RDONLY) : 0
+        var status = mdb_txn_begin(handle, nil, flags, &txn)
+        if status == MDB_READERS_FULL {
+            clearStaleReaders()
+            status = mdb_txn_begin(handle, nil, flags, &txn)
+        }
+        try LMDBStatus.check(status)
         guard let txn else { throw LMDBStatus(rawValue: ENOMEM) }
         return LMDBTransaction(handle: txn)
     }

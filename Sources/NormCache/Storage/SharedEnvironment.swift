@@ -117,7 +117,8 @@ final class SharedEnvironment: @unchecked Sendable {
         }
         guard let stamp, stamp.count == 4 else { throw notACache("its meta database has no valid format version") }
         let version = stamp.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
-        guard version <= Self.formatVersion, version > 0 else {
+        guard version > 0 else { throw notACache("its format version is 0, which no normcache writes") }
+        guard version <= Self.formatVersion else {
             throw notACache("format version \(version) is newer than this library reads (up to \(Self.formatVersion))")
         }
         let salt = try lmdb("reading the key salt") { () throws(LMDBStatus) in
