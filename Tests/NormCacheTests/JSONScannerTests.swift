@@ -2,12 +2,20 @@ import Testing
 @testable import NormCache
 
 /// The JSON scanner on its own: grammar, positions in errors, UTF-8, depth.
-@Suite struct JSONScannerTests {
+@Suite final class JSONScannerTests {
+    /// The bytes of the documents a test scanned: a document borrows its bytes, so they
+    /// live as long as the test and are freed with it.
+    private var texts: [UnsafeMutableRawBufferPointer] = []
+
+    deinit {
+        for text in texts { text.deallocate() }
+    }
+
     func scan(_ text: String) throws(NormCacheError) -> JSONDocument {
-        // The document borrows its bytes; the tests only look at tokens and messages.
         let bytes = Array(text.utf8)
         let pointer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
         pointer.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: bytes.count))
+        texts.append(pointer)
         return try JSONDocument(scanning: UnsafeRawBufferPointer(pointer))
     }
 

@@ -19,7 +19,9 @@ import Testing
     }
 
     @Test func aFailingResolverFailsTheWriteAndWritesNothing() throws {
-        struct Refused: Error {}
+        struct Refused: Error, CustomStringConvertible {
+            var description: String { "refused by policy" }
+        }
         let test = try TestCache()
         test.cache.setKeyResolver { typename, _ in
             if typename == nil { throw NormCacheError(.invalidArgument, "no typename") }
@@ -29,7 +31,7 @@ import Testing
         #expect(throws: NormCacheError(.callback, "the key resolver failed at a: no typename")) {
             try test.cache.write(op, #"{"data": {"a": {"b": 1}}}"#)
         }
-        #expect(throws: NormCacheError(.callback, "the key resolver failed at a: Refused()")) {
+        #expect(throws: NormCacheError(.callback, "the key resolver failed at a: refused by policy")) {
             try test.cache.write(op, #"{"data": {"a": {"__typename": "A", "b": 1}}}"#)
         }
         #expect(try test.cache.keys(withPrefix: "") == [])

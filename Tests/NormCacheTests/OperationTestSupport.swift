@@ -14,6 +14,18 @@ extension NormalizedCache {
         try write(operation, response: response, variables: variables)
     }
 
+    /// `put` of raw bytes (which need not be UTF-8).
+    func put(bytes: [UInt8]) throws(NormCacheError) -> [String] {
+        try bytes.withUnsafeBytes { raw in Result { () throws(NormCacheError) in try put(json: raw) } }.get()
+    }
+
+    /// `write` of a response given as raw bytes (which need not be UTF-8), without variables.
+    func write(_ operation: PreparedOperation, responseBytes: [UInt8]) throws(NormCacheError) -> [String] {
+        try responseBytes.withUnsafeBytes { raw in
+            Result { () throws(NormCacheError) in try write(operation, variables: UnsafeRawBufferPointer(start: nil, count: 0), response: raw) }
+        }.get()
+    }
+
     /// The data as JSON text, or "MISS " and the missing paths (and partial data).
     func readText(_ operation: PreparedOperation, variables: String = "", partial: Bool = false) throws(NormCacheError) -> String {
         Self.text(try read(operation, variables: variables, partial: partial))

@@ -238,7 +238,6 @@ import Testing
         // Each writer moves value between two fields of one record in one write, so
         // every read must see the sum intact; readers check that invariant.
         _ = try cache.put(json: #"{"Bank:1": {"a": 100, "b": 0}}"#)
-        var threads: [pthread_t] = []
         let work: [@Sendable () -> Void] = (0..<8).map { worker in
             {
                 for step in 0..<200 {
@@ -257,26 +256,10 @@ import Testing
                 }
             }
         }
-        for body in work {
-            let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-            var thread = pthread_t()
-            pthread_create(&thread, nil, { raw in
-                let body = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
-                body.run()
-                return nil
-            }, box)
-            threads.append(thread)
-        }
-        for thread in threads { pthread_join(thread, nil) }
+        runOnThreads(work)
         #expect(failures.value == 0)
         for worker in 0..<4 {
             #expect(try cache.keys(withPrefix: "W\(worker):").count == 200)
         }
     }
-}
-
-/// A closure to run on a pthread.
-final class ThreadBody: @unchecked Sendable {
-    let run: @Sendable () -> Void
-    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
 }

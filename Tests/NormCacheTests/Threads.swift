@@ -1,0 +1,23 @@
+import Glibc
+
+/// A closure to run on a pthread.
+final class ThreadBody: @unchecked Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+}
+
+/// Runs each body on a pthread of its own, all at once, and waits for them all.
+func runOnThreads(_ bodies: [@Sendable () -> Void]) {
+    var threads: [pthread_t] = []
+    for body in bodies {
+        let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { raw in
+            let body = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
+            body.run()
+            return nil
+        }, box)
+        threads.append(thread)
+    }
+    for thread in threads { pthread_join(thread, nil) }
+}
