@@ -1,0 +1,60 @@
+// put.swift — fuzz target: `put` of arbitrary records JSON.
+//
+// A put that succeeds leaves every record of the cache readable as a JSON object and
+// reports only fields of keys it was given; a put that fails leaves the cache as it
+// was.
+
+@testable import NormCache
+
+private let scratch = ScratchCache(clearEvery: 256)
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPut(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    scratch.nextInput()
+    let cache = scratch.cache
+    let json = UnsafeRawBufferPointer(start: data, count: size)
+    let before = snapshot(cache)
+    do throws(NormCacheError) {
+        let changed = try cache.put(json: json)
+        for field in changed {
+            let key = recordKey(ofChange: field, in: cache)
+            require(key != nil, "change '\(field)' names no stored record")
+        }
+        _ = snapshot(cache)
+    } catch {
+        requireInputError(error, allowed: [.json, .data, .invalidArgument], "put")
+        require(snapshot(cache) == before, "a failed put changed the cache")
+    }
+    return 0
+}
+
+/// Every record of the cache as key and JSON; stops the run on a record that does
+/// not read or is not a JSON object.
+private func snapshot(_ cache: NormalizedCache) -> [String: [UInt8]] {
+    var records: [String: [UInt8]] = [:]
+    do throws(NormCacheError) {
+        for key in try cache.keys(withPrefix: "") {
+            let record = try key.withUTF8Bytes { (bytes) throws(NormCacheError) in try cache.record(bytes) }
+            require(record != nil, "listed key '\(key)' has no record")
+            record?.withUnsafeBytes { raw in
+                let document = try? JSONDocument(scanning: raw)
+                require(document?.tokens.first?.kind == .object, "record '\(key)' is not a JSON object")
+            }
+            records[key] = record
+        }
+    } catch {
+        require(false, "the cache does not read back: \(error.message)")
+    }
+    return records
+}
+
+/// The stored record a change `Key.field` belongs to: the longest prefix before a dot
+/// that is a record key (keys and field names may themselves hold dots).
+private func recordKey(ofChange change: String, in cache: NormalizedCache) -> String? {
+    var candidate = Substring(change)
+    while let dot = candidate.lastIndex(of: ".") {
+        candidate = candidate[..<dot]
+        if (try? cache.record(String(candidate))) != nil { return String(candidate) }
+    }
+    return nil
+}
