@@ -49,12 +49,14 @@ private func snapshot(_ cache: NormalizedCache) -> [String: [UInt8]] {
 }
 
 /// The stored record a change `Key.field` belongs to: the longest prefix before a dot
-/// that is a record key (keys and field names may themselves hold dots).
+/// that is a record key (keys and field names may themselves hold dots). Dots are
+/// found in the UTF-8 bytes: a dot followed by a combining mark is one Character.
 private func recordKey(ofChange change: String, in cache: NormalizedCache) -> String? {
-    var candidate = Substring(change)
-    while let dot = candidate.lastIndex(of: ".") {
-        candidate = candidate[..<dot]
-        if (try? cache.record(String(candidate))) != nil { return String(candidate) }
+    var bytes = Array(change.utf8)
+    while let dot = bytes.lastIndex(of: UInt8(ascii: ".")) {
+        bytes.removeSubrange(dot...)
+        let candidate = String(decoding: bytes, as: UTF8.self)
+        if (try? cache.record(candidate)) != nil { return candidate }
     }
     return nil
 }
