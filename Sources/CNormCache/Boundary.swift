@@ -52,24 +52,22 @@ enum Boundary {
         }
     }
 
-    /// Runs the body of a read: checks the flags, and hands the data over with
-    /// NORMCACHE_OK, or the missing paths (and partial data) with NORMCACHE_MISS.
+    /// Runs the body of a read: checks the flags, and hands over the block the read
+    /// made (`NormalizedCache.readBlock`): the data with NORMCACHE_OK, or the missing
+    /// paths (and partial data) with NORMCACHE_MISS.
     static func returningRead(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
-                              flags: UInt32, _ body: (_ partial: Bool) throws(NormCacheError) -> ReadResult) -> Int32 {
+                              flags: UInt32,
+                              _ body: (_ partial: Bool) throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int, missed: Bool)) -> Int32 {
         clear(out, outLength)
         return run { () throws(NormCacheError) in
-            try require(out, outLength, "out_json")
+            guard let out, let outLength else { throw NormCacheError(.invalidArgument, "out_json or its length pointer is NULL") }
             guard flags & ~NORMCACHE_READ_PARTIAL == 0 else {
                 throw NormCacheError(.invalidArgument, "unknown read flags 0x\(String(flags, radix: 16))")
             }
-            switch try body(flags & NORMCACHE_READ_PARTIAL != 0) {
-            case .data(let data):
-                try output(data, out, outLength)
-                return NORMCACHE_OK
-            case .miss(let missing, let partialData):
-                try output(JSONEncoding.miss(missing, partialData: partialData), out, outLength)
-                return NORMCACHE_MISS
-            }
+            let result = try body(flags & NORMCACHE_READ_PARTIAL != 0)
+            out.pointee = result.block.assumingMemoryBound(to: CChar.self)
+            outLength.pointee = result.count
+            return result.missed ? NORMCACHE_MISS : NORMCACHE_OK
         }
     }
 

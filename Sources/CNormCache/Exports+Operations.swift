@@ -81,8 +81,8 @@ public func normcache_read(_ cache: OpaquePointer?, _ op: OpaquePointer?,
                            _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                            _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     Boundary.returningRead(outJSON, outLength, flags: flags) { (partial) throws(NormCacheError) in
-        try caches.object(cache).read(operations.object(op), variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                      partial: partial)
+        try caches.object(cache).readBlock(operations.object(op), fragmentKey: nil,
+                                           variables: Boundary.input(variables, variablesLength, "variables_json"), partial: partial)
     }
 }
 
@@ -92,9 +92,8 @@ public func normcache_read_fragment(_ cache: OpaquePointer?, _ fragment: OpaqueP
                                     _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                     _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     Boundary.returningRead(outJSON, outLength, flags: flags) { (partial) throws(NormCacheError) in
-        try caches.object(cache).readFragment(operations.object(fragment), key: Boundary.text(key, keyLength, "key"),
-                                              variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                              partial: partial)
+        try caches.object(cache).readBlock(operations.object(fragment), fragmentKey: Boundary.text(key, keyLength, "key"),
+                                           variables: Boundary.input(variables, variablesLength, "variables_json"), partial: partial)
     }
 }
 

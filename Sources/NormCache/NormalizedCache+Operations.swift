@@ -51,10 +51,7 @@ extension NormalizedCache {
     /// access): its data, or what is missing.
     public func readFragment(_ fragment: PreparedOperation, key: String, variables: UnsafeRawBufferPointer,
                              partial: Bool = false) throws(NormCacheError) -> ReadResult {
-        guard case .fragment = fragment.root else {
-            throw NormCacheError(.invalidArgument, "'\(fragment.name ?? "the operation")' is an operation, not a fragment: read it with read")
-        }
-        guard !key.isEmpty else { throw NormCacheError(.invalidArgument, "empty record key") }
+        try Self.checkFragment(fragment: fragment, key: key)
         return try read(fragment, at: key, variables: variables, partial: partial)
     }
 
@@ -77,14 +74,57 @@ extension NormalizedCache {
 
     private func read(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer,
                       partial: Bool) throws(NormCacheError) -> ReadResult {
+        try read(operation, at: key, variables: variables) { (reader) -> ReadResult in
+            guard !reader.missing.isEmpty else { return .data(reader.out.array) }
+            return .miss(missing: reader.missing, partialData: partial ? reader.out.array : nil)
+        }
+    }
+
+    /// Reads the object at record `key` through `operation` and hands the reader that
+    /// did it to `finish`, inside the read transaction.
+    private func read<R>(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer,
+                         _ finish: (inout Reader) -> R) throws(NormCacheError) -> R {
         let context = try operation.context(variables: variables)
         let isOperation = operation.rootKey != nil
-        return try store.read { (txn) throws(NormCacheError) -> ReadResult in
-            var reader = Reader(context: context, txn: txn)
+        return try store.read { (txn) throws(NormCacheError) -> R in
+            var reader = Reader(context: context, txn: txn, expectedBytes: operation.outputSizeHint)
             try reader.read(rootKey: key, rootType: operation.rootType, plan: operation.plan, isOperationRoot: isOperation)
-            guard !reader.missing.isEmpty else { return .data(reader.out) }
-            return .miss(missing: reader.missing.map(\.segments), partialData: partial ? reader.out : nil)
+            operation.outputSizeHint = reader.out.count
+            return finish(&reader)
         }
+    }
+
+    /// `read` (with `fragmentKey`: `readFragment`) as the C interface hands it over: one
+    /// malloc'd, NUL-terminated block — the data, or on a miss
+    /// `{"data":<partial data or null>,"missing":[paths]}` — that the caller releases
+    /// with `free`, and whether the read missed.
+    package func readBlock(_ operation: PreparedOperation, fragmentKey: String?, variables: UnsafeRawBufferPointer,
+                           partial: Bool) throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int, missed: Bool) {
+        let key: String
+        if let fragmentKey {
+            try Self.checkFragment(fragment: operation, key: fragmentKey)
+            key = fragmentKey
+        } else {
+            key = try Self.rootKey(of: operation)
+        }
+        return try read(operation, at: key, variables: variables) { (reader) in
+            guard !reader.missing.isEmpty else {
+                let output = reader.out.takeAll().takeBlock()
+                return (output.start, output.count, false)
+            }
+            var miss = ByteBuffer()
+            miss.appendMiss(reader.missing, partialData: partial ? reader.out.bytes : nil)
+            let output = miss.takeBlock()
+            return (output.start, output.count, true)
+        }
+    }
+
+    /// Checks that `fragment` is a fragment and `key` a record key, for a fragment read.
+    private static func checkFragment(fragment: PreparedOperation, key: String) throws(NormCacheError) {
+        guard case .fragment = fragment.root else {
+            throw NormCacheError(.invalidArgument, "'\(fragment.name ?? "the operation")' is an operation, not a fragment: read it with read")
+        }
+        guard !key.isEmpty else { throw NormCacheError(.invalidArgument, "empty record key") }
     }
 
     private static func rootKey(of operation: PreparedOperation) throws(NormCacheError) -> String {

@@ -52,18 +52,18 @@ extension NormalizedCache {
         return try store.read { (txn) throws(NormCacheError) -> [UInt8]? in
             guard let stored = try txn.record(key) else { return nil }
             guard let view = RecordView(stored) else { throw txn.damaged(key) }
-            var out: [UInt8] = [UInt8(ascii: "{")]
-            out.reserveCapacity(stored.count + 16)
+            var out = ByteBuffer(capacity: stored.count + 16)
+            out.append(UInt8(ascii: "{"))
             for index in 0..<view.count {
-                guard let field = view.field(at: index) else { throw txn.damaged(key) }
+                guard let field = view.entry(at: index) else { throw txn.damaged(key) }
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                JSONString.appendQuoted(field.key, to: &out)
+                out.appendQuoted(field.key)
                 out.append(UInt8(ascii: ":"))
                 var reader = ByteReader(field.value)
-                guard FieldValue.appendJSON(from: &reader, to: &out), reader.isAtEnd else { throw txn.damaged(key) }
+                guard case .written = FieldValue.appendJSON(from: &reader, to: &out), reader.isAtEnd else { throw txn.damaged(key) }
             }
             out.append(UInt8(ascii: "}"))
-            return out
+            return out.array
         }
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An operation prepared once and used for many normalizes, writes and reads:
 /// parsed, validated (against the schema when one is loaded), and compiled with the
 /// schema and key rules in force when it was prepared. A document of fragments alone
@@ -25,6 +27,15 @@ public final class PreparedOperation: Sendable {
     let variableDefinitions: [VariableDefinition]
     let schema: Schema?
     let keyRules: KeyRules
+    /// The size of the data the last read of the operation gave, so that the next one
+    /// reserves its output at once instead of growing it step by step.
+    private let lastOutputSize = Atomic<Int>(0)
+
+    /// The output size to reserve for a read (the last read's size).
+    var outputSizeHint: Int {
+        get { lastOutputSize.load(ordering: .relaxed) }
+        set { lastOutputSize.store(newValue, ordering: .relaxed) }
+    }
 
     /// The record an operation's root fields live in; nil for a fragment.
     var rootKey: String? {

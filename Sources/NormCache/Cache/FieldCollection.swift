@@ -28,9 +28,9 @@ struct SelectionContext {
     let schema: Schema?
     let keyRules: KeyRules
     let variables: Variables
-    /// Fields collected so far: a response repeats the same few shapes, and within one
-    /// call the variables, and so the answers, do not change.
-    private let collections = CollectionMemo()
+    /// The shapes compiled so far: a response repeats the same few shapes, and within
+    /// one call the variables, and so the shapes, do not change.
+    let shapes = ShapeMemo()
 
     /// A context of `schema`, `keyRules` and `variables`.
     init(schema: Schema?, keyRules: KeyRules, variables: Variables) {
@@ -39,31 +39,24 @@ struct SelectionContext {
         self.variables = variables
     }
 
+    /// The shape of `plan` for objects of `typename` (nil: unknown) where the type with
+    /// id `declaredType` (-1: unknown; see `ShapeMemo.typeID`) is expected.
+    func shape(_ plan: SelectionPlan, typename: UnsafeRawBufferPointer?, declaredType: Int32,
+               rootTyped: Bool = false) throws(NormCacheError) -> ObjectShape {
+        try shapes.shape(plan, typename: typename, declaredType: declaredType, rootTyped: rootTyped, context: self)
+    }
+
     /// The fields `plan` selects on an object of `typename` (nil: unknown) found where
     /// the schema expects `parentType`, in document order. `undecided` is set when a
     /// type condition could not be decided for want of a typename (its fields are left
     /// out).
-    func collect(_ plan: SelectionPlan, typename: String?, parentType: String?,
-                 undecided: inout Bool) throws(NormCacheError) -> [CollectedField] {
-        let key = CollectionMemo.Key(plan: plan, typename: typename, parentType: parentType)
-        if let known = collections.answers[key] {
-            if known.undecided { undecided = true }
-            return known.fields
-        }
+    func collectFields(_ plan: SelectionPlan, typename: String?, parentType: String?,
+                       undecided: inout Bool) throws(NormCacheError) -> [CollectedField] {
         var collected: [CollectedField] = []
         var positions: [String: Int] = [:]
-        var undecidedHere = false
         try collect(plan, typename: typename, parentType: parentType, into: &collected, positions: &positions,
-                    undecided: &undecidedHere)
-        collections.answers[key] = (collected, undecidedHere)
-        if undecidedHere { undecided = true }
+                    undecided: &undecided)
         return collected
-    }
-
-    /// `collect(_:typename:parentType:undecided:)` where undecided conditions do not matter.
-    func collect(_ plan: SelectionPlan, typename: String?, parentType: String?) throws(NormCacheError) -> [CollectedField] {
-        var undecided = false
-        return try collect(plan, typename: typename, parentType: parentType, undecided: &undecided)
     }
 
     private func collect(_ plan: SelectionPlan, typename: String?, parentType: String?, into collected: inout [CollectedField],
@@ -108,28 +101,4 @@ struct SelectionContext {
         if let schema, schema.type(named: condition) != nil { return schema.possibleTypes(of: condition).contains(typename) }
         return keyRules.possibleTypes[condition]?.contains(typename) ?? false
     }
-}
-
-/// The fields collected for each (plan, typename, parent type) within one call. A key
-/// holds its plan, so that no other plan can take its identity while it is stored.
-final class CollectionMemo {
-    /// A plan applied to an object of a typename where a parent type is expected.
-    struct Key: Hashable {
-        let plan: SelectionPlan
-        let typename: String?
-        let parentType: String?
-
-        static func == (left: Key, right: Key) -> Bool {
-            left.plan === right.plan && left.typename == right.typename && left.parentType == right.parentType
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(ObjectIdentifier(plan))
-            hasher.combine(typename)
-            hasher.combine(parentType)
-        }
-    }
-
-    /// The collected fields, and whether a type condition was undecided.
-    var answers: [Key: (fields: [CollectedField], undecided: Bool)] = [:]
 }

@@ -33,7 +33,8 @@ struct Normalizer {
     /// document could not add without a schema).
     private mutating func object(_ index: Int, plan: SelectionPlan, recordKey: String, typename: String?, parentType: String?,
                                  path: ResponsePath, keyFields: [String] = []) throws(NormCacheError) {
-        let fields = try context.collect(plan, typename: typename, parentType: parentType)
+        var undecided = false
+        let fields = try context.collectFields(plan, typename: typename, parentType: parentType, undecided: &undecided)
         var own: [(key: [UInt8], value: [UInt8])] = []
         own.reserveCapacity(fields.count)
         for collected in fields {

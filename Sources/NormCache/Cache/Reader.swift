@@ -1,270 +1,285 @@
+import Glibc
+
 /// Rebuilds an operation's data from the records, guided by its selection plan:
 /// references are followed, leaves copied as stored, and whatever is not in the cache
 /// — a field, a record, a referenced record — is noted as missing at its response path
 /// (a missing record at the path of the reference to it) and read as null. A stored
 /// null is data; a stored null in a non-null position is an error.
-struct Reader {
+///
+/// The inner loop works on bytes alone: each object's fields are found in its record
+/// by one merge of two sorted key lists (the shape's and the record's), values are
+/// copied from the memory map into one output buffer, records met before are found
+/// again in a `RecordCache`, and a response path is only spelled out for a miss or an
+/// error.
+struct Reader: ~Copyable {
     let context: SelectionContext
     let txn: StoreTransaction
     /// The response paths of what the cache lacks, in document order.
-    private(set) var missing: [ResponsePath] = []
+    private(set) var missing: [[ResponsePathSegment]] = []
     /// The data read so far, as JSON.
-    private(set) var out: [UInt8] = []
+    var out = ByteBuffer()
+
     private var depth = 0
+    /// The response path: list indexes (≥ 0) and response keys (`-1 - key id`).
+    private var path = ScratchStack<Int>()
+    /// The stored values of the fields of the objects being read, a frame per object.
+    private var values = ScratchStack<UnsafeRawBufferPointer>()
+    private var records = RecordCache()
+    /// Whether field policies make the fields of an object depend on its typename.
+    private let policiesNeedTypename: Bool
 
     /// The deepest data a read returns (the JSON limit of what reads it back).
     static let maximumDepth = JSONDocument.maxDepth
     /// The largest data a read returns.
     static let maximumOutput = 1 << 30
 
-    init(context: SelectionContext, txn: StoreTransaction) {
+    init(context: SelectionContext, txn: StoreTransaction, expectedBytes: Int = 0) {
         self.context = context
         self.txn = txn
+        policiesNeedTypename = !context.keyRules.fieldPolicies.isEmpty
+        out = ByteBuffer(capacity: Swift.min(expectedBytes, Self.maximumOutput))
     }
 
     /// Reads the record `rootKey` of type `rootType` through `plan` as the data object:
     /// an operation's root (whose typename is its type), or the object of a fragment.
     mutating func read(rootKey: String, rootType: String, plan: SelectionPlan, isOperationRoot: Bool) throws(NormCacheError) {
-        try Array(rootKey.utf8).withBytes { (key) throws(NormCacheError) in
-            try object(key, plan: plan, parentType: rootType, path: ResponsePath(), isRoot: true, rootTyped: isOperationRoot)
-        }
+        var key = ByteBuffer()
+        key.append(contentsOf: rootKey.utf8)
+        try object(key.bytes, plan: plan, declaredType: context.shapes.typeID(rootType), via: nil, remember: false,
+                   isRoot: true, rootTyped: isOperationRoot)
     }
 
-    private mutating func object(_ key: UnsafeRawBufferPointer, plan: SelectionPlan, parentType: String?, path: ResponsePath,
+    private mutating func object(_ key: UnsafeRawBufferPointer, plan: SelectionPlan, declaredType: Int32,
+                                 via parent: UnsafeMutablePointer<ObjectShape.Field>?, remember: Bool,
                                  isRoot: Bool = false, rootTyped: Bool = false) throws(NormCacheError) {
         // An operation's root record never written reads as one without fields (field
         // policies may still resolve); any other missing record is missing at its
         // reference (a fragment's, at the root of its data).
-        try enter(path)
+        try enter()
         defer { depth -= 1 }
         var record: RecordView?
-        if let stored = try txn.record(key) {
+        if let stored = try find(key, remember: remember) {
             guard let view = RecordView(stored) else { throw txn.damaged(key) }
             record = view
         } else if !(isRoot && rootTyped) {
-            missing.append(path)
-            out.append(contentsOf: "null".utf8)
+            noteMissing()
+            out.append("null")
             return
         }
-        let typename = try record.flatMap { (record) throws(NormCacheError) in try storedTypename(record, key) }
-            ?? (rootTyped ? parentType : declaredObjectType(parentType))
-        var undecided = false
-        let fields = try context.collect(plan, typename: typename, parentType: parentType, undecided: &undecided)
+        var typename: UnsafeRawBufferPointer?
+        if plan.hasTypeConditions || policiesNeedTypename {
+            typename = try record.flatMap { (record) throws(NormCacheError) in try storedTypename(record, key) }
+                ?? context.shapes.fallbackTypename(declaredType, rootTyped: rootTyped, schema: context.schema)
+        }
+        let shape: ObjectShape
+        if let cached = parent?.pointee.lastChild, cached.matches(typename) {
+            shape = cached
+        } else {
+            shape = try context.shape(plan, typename: typename, declaredType: declaredType, rootTyped: rootTyped)
+            parent?.pointee.lastChild = shape
+        }
         // A type condition the record cannot answer without its __typename: missing data.
-        if undecided { missing.append(path.appending(.key("__typename"))) }
+        if shape.undecided {
+            noteMissing(then: .key("__typename"))
+        }
+        let frame = values.push(count: shape.fields.count, filling: UnsafeRawBufferPointer(start: nil, count: 0))
+        defer { values.pop(to: frame) }
+        if let record { try lookUp(shape, in: record, key: key, frame: frame) }
+
         out.append(UInt8(ascii: "{"))
-        var written = 0
-        for collected in fields where !collected.isAdded {
-            let field = collected.field
-            if written > 0 { out.append(UInt8(ascii: ",")) }
-            written += 1
-            JSONString.appendQuoted(field.responseKey.utf8, to: &out)
-            out.append(UInt8(ascii: ":"))
-            let fieldPath = path.appending(.key(field.responseKey))
-            if field.name == "__typename" {
-                guard let typename else {
-                    missing.append(fieldPath)
-                    out.append(contentsOf: "null".utf8)
-                    continue
+        var first = true
+        for index in shape.outputFields {
+            let field = shape.fields.baseAddress.unsafelyUnwrapped + Int(index)
+            let name = field.pointee.outputName
+            out.append(first ? UnsafeRawBufferPointer(rebasing: name.dropFirst()) : name)
+            first = false
+            path.push(-1 - Int(field.pointee.responseKeyID))
+            defer { path.popOne() }
+            let stored = values[frame + Int(index)]
+            if field.pointee.isTypename {
+                if let name = Self.string(stored) ?? shape.fallbackTypename {
+                    out.appendQuoted(name)
+                } else {
+                    noteMissing()
+                    out.append("null")
                 }
-                JSONString.appendQuoted(typename.utf8, to: &out)
-                continue
+            } else if field.pointee.policy >= 0, let plan = field.pointee.plan {
+                try resolved(shape.policyKeys[Int(field.pointee.policy)], plan: plan, field: field)
+            } else if stored.baseAddress != nil {
+                var reader = ByteReader(stored)
+                try value(&reader, field: field, level: 0, recordKey: key)
+            } else {
+                noteMissing()
+                out.append("null")
             }
-            if let plan = collected.plan, let keys = policyKeys(field, parentTypename: typename ?? parentType) {
-                try resolved(keys, plan: plan, type: field.type, path: fieldPath)
-                continue
-            }
-            let storageKey = field.arguments.isEmpty ? field.name
-                : FieldStorageKey.make(name: field.name, arguments: field.arguments, variables: context.variables,
-                                       floatArguments: field.floatArguments)
-            guard let found = record.map({ $0.field(named: storageKey.utf8) }) ?? .some(nil) else { throw txn.damaged(key) }
-            guard let stored = found else {
-                missing.append(fieldPath)
-                out.append(contentsOf: "null".utf8)
-                continue
-            }
-            var reader = ByteReader(stored.value)
-            try value(&reader, plan: collected.plan, type: field.type, path: fieldPath, recordKey: key)
         }
         out.append(UInt8(ascii: "}"))
     }
 
-    /// Appends one stored value: leaves as stored, references followed through `plan`.
-    private mutating func value(_ reader: inout ByteReader, plan: SelectionPlan?, type: TypeReference?, path: ResponsePath,
+    /// Finds the stored values of the shape's looked-up fields in the record: one walk
+    /// along both key-sorted lists.
+    private mutating func lookUp(_ shape: ObjectShape, in record: RecordView, key: UnsafeRawBufferPointer,
+                                 frame: Int) throws(NormCacheError) {
+        var position = 0
+        var entry = record.count > 0 ? record.entry(at: 0) : nil
+        if record.count > 0, entry == nil { throw txn.damaged(key) }
+        for index in shape.lookupOrder {
+            let wanted = shape.fields[Int(index)].storageKey
+            while let current = entry {
+                let order = Self.compare(current.key, wanted)
+                if order > 0 { break }
+                if order == 0 {
+                    values[frame + Int(index)] = current.value
+                    break
+                }
+                position += 1
+                guard position < record.count else {
+                    entry = nil
+                    break
+                }
+                guard let next = record.entry(at: position) else { throw txn.damaged(key) }
+                entry = next
+            }
+            if entry == nil { break }
+        }
+    }
+
+    /// Appends one stored value: leaves as stored, references followed through the
+    /// field's plan; `level` counts the lists entered within the field's type.
+    private mutating func value(_ reader: inout ByteReader, field: UnsafeMutablePointer<ObjectShape.Field>, level: Int,
                                 recordKey: UnsafeRawBufferPointer) throws(NormCacheError) {
-        var expected = type
-        if case .nonNull(let inner)? = type { expected = inner }
         let start = reader.offset
         guard let tagByte = reader.readByte(), let tag = FieldValue.Tag(rawValue: tagByte) else { throw txn.damaged(recordKey) }
+        let plan = field.pointee.plan
         switch tag {
         case .null:
-            if case .nonNull? = type {
-                throw NormCacheError(.data, "the cache holds null at \(path), a non-null position")
+            if field.pointee.type.isNonNull(at: level) {
+                throw NormCacheError(.data, "the cache holds null at \(currentPath()), a non-null position")
             }
-            out.append(contentsOf: "null".utf8)
+            out.append("null")
         case .reference where plan != nil:
             // An empty key is never written (a reference names a record): the record is damaged.
             guard let plan, let length = reader.readLength(), let key = reader.readBytes(length), !key.isEmpty else {
                 throw txn.damaged(recordKey)
             }
-            try object(key, plan: plan, parentType: expected?.namedType, path: path)
-        case .reference:
-            // A reference where the operation selects a leaf: not data it can use.
-            guard let length = reader.readLength(), reader.readBytes(length) != nil else { throw txn.damaged(recordKey) }
-            missing.append(path)
-            out.append(contentsOf: "null".utf8)
+            try object(key, plan: plan, declaredType: field.pointee.namedType, via: field, remember: true)
         case .list where plan != nil:
-            try enter(path)
+            try enter()
             defer { depth -= 1 }
             guard let count = reader.readVarint(), let bodyLength = reader.readUInt32(),
                   let body = reader.readBytes(Int(bodyLength)) else { throw txn.damaged(recordKey) }
             var elements = ByteReader(body)
-            var elementType: TypeReference?
-            if case .list(let inner)? = expected { elementType = inner }
             out.append(UInt8(ascii: "["))
             for position in 0..<count {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
-                try value(&elements, plan: plan, type: elementType, path: path.appending(.index(Int(position))), recordKey: recordKey)
+                path.push(Int(position))
+                defer { path.popOne() }
+                try value(&elements, field: field, level: level + 1, recordKey: recordKey)
             }
             out.append(UInt8(ascii: "]"))
         default:
             reader.offset = start
-            guard plan == nil else {
-                // A scalar stored where the operation selects an object: not data it can use.
-                var skipped: [UInt8] = []
-                guard FieldValue.appendJSON(from: &reader, to: &skipped) else { throw txn.damaged(recordKey) }
-                missing.append(path)
-                out.append(contentsOf: "null".utf8)
-                return
-            }
-            var leaf = reader
-            guard !FieldValue.containsReference(&leaf) else {
-                // A list holding references where the operation selects a leaf.
-                var skipped: [UInt8] = []
-                guard FieldValue.appendJSON(from: &reader, to: &skipped) else { throw txn.damaged(recordKey) }
-                missing.append(path)
-                out.append(contentsOf: "null".utf8)
-                return
-            }
-            guard FieldValue.appendJSON(from: &reader, to: &out) else { throw txn.damaged(recordKey) }
-        }
-    }
-
-    /// One level deeper into the data; the data read is bounded in depth (stored
-    /// references may form cycles) and in size.
-    private mutating func enter(_ path: ResponsePath) throws(NormCacheError) {
-        depth += 1
-        guard depth <= Self.maximumDepth else {
-            throw NormCacheError(.data, "the data read at \(path) nests deeper than \(Self.maximumDepth) levels")
-        }
-        guard out.count <= Self.maximumOutput else {
-            throw NormCacheError(.data, "the data read is larger than \(Self.maximumOutput >> 20) MiB (at \(path))")
+            let mark = out.count
+            // A reference where the operation selects a leaf, or a scalar where it
+            // selects an object: not data it can use.
+            if plan == nil, case .written = FieldValue.appendJSON(from: &reader, to: &out, refusingReferences: true) { return }
+            out.truncate(to: mark)
+            reader.offset = start
+            guard FieldValue.skip(&reader) else { throw txn.damaged(recordKey) }
+            noteMissing()
+            out.append("null")
         }
     }
 
     /// Reads the records a field policy names: one, or a list for a list argument.
-    private mutating func resolved(_ keys: PolicyKeys, plan: SelectionPlan, type: TypeReference?, path: ResponsePath) throws(NormCacheError) {
-        var elementType = type
-        if case .nonNull(let inner)? = type { elementType = inner }
+    private mutating func resolved(_ keys: PolicyKeys, plan: SelectionPlan,
+                                   field: UnsafeMutablePointer<ObjectShape.Field>) throws(NormCacheError) {
         switch keys {
         case .single(let key):
-            try Array(key.utf8).withBytes { (bytes) throws(NormCacheError) in
-                try object(bytes, plan: plan, parentType: elementType?.namedType, path: path)
-            }
+            try object(key, plan: plan, field: field)
         case .list(let keys):
             out.append(UInt8(ascii: "["))
             for (position, key) in keys.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
-                try Array(key.utf8).withBytes { (bytes) throws(NormCacheError) in
-                    try object(bytes, plan: plan, parentType: elementType?.namedType, path: path.appending(.index(position)))
-                }
+                path.push(position)
+                defer { path.popOne() }
+                try object(key, plan: plan, field: field)
             }
             out.append(UInt8(ascii: "]"))
         }
     }
 
-    /// The record keys a field policy (`@fieldPolicy(forField:, keyArgs:)`) gives a
-    /// field: `<declared type or group>:<key arguments joined by +>`. A key argument may
-    /// be a path into an input object (`input.id`); one key argument may pass through a
-    /// list (`ids`, or `inputs.id` over a list of input objects), giving one key per
-    /// element. Nil when no policy applies, the schema does not say the field's type, or
-    /// the arguments do not give every part.
-    private func policyKeys(_ field: PlannedField, parentTypename: String?) -> PolicyKeys? {
-        guard let parentTypename, let keyArgs = context.keyRules.fieldPolicies[parentTypename + "." + field.name],
-              let declared = field.type?.namedType else { return nil }
-        let group = context.keyRules.policy(for: declared, declaredType: nil, schema: context.schema)?.group ?? declared
-        var parts: [[String]] = []
-        var listPosition: Int?
-        for path in keyArgs {
-            let segments = path.split(separator: ".").map(String.init)
-            guard let first = segments.first, let argument = field.arguments.first(where: { $0.name == first }),
-                  let value = ArgumentValue(argument.value, context.variables),
-                  let extracted = Self.keyParts(value, segments.dropFirst()) else { return nil }
-            if extracted.isList {
-                guard listPosition == nil else { return nil }
-                listPosition = parts.count
-            }
-            parts.append(extracted.parts)
-        }
-        var fieldType = field.type
-        if case .nonNull(let inner)? = fieldType { fieldType = inner }
-        var isListField = false
-        if case .list? = fieldType { isListField = true }
-        guard let listPosition else {
-            let key = group + ":" + parts.map { $0[0] }.joined(separator: "+")
-            return isListField ? .list([key]) : .single(key)
-        }
-        guard isListField else { return nil }
-        return .list(parts[listPosition].map { element in
-            var row = parts.map { $0.first ?? "" }
-            row[listPosition] = element
-            return group + ":" + row.joined(separator: "+")
-        })
+    /// `object` for a record key a field policy gives (not remembered: the key's bytes
+    /// live only for the call).
+    private mutating func object(_ key: String, plan: SelectionPlan, field: UnsafeMutablePointer<ObjectShape.Field>) throws(NormCacheError) {
+        var bytes = ByteBuffer()
+        bytes.append(contentsOf: key.utf8)
+        try object(bytes.bytes, plan: plan, declaredType: field.pointee.namedType, via: field, remember: false)
     }
 
-    /// The key parts at `path` inside an argument value: one, or one per element when the
-    /// path crosses (or ends at) one list; nil when a part is missing or not a scalar.
-    private static func keyParts(_ value: ArgumentValue, _ path: ArraySlice<String>) -> (parts: [String], isList: Bool)? {
-        if case .list(let items) = value {
-            var parts: [String] = []
-            for item in items {
-                guard let inner = keyParts(item, path), !inner.isList, let part = inner.parts.first else { return nil }
-                parts.append(part)
-            }
-            return (parts, true)
-        }
-        guard let name = path.first else { return keyPart(value).map { ([$0], false) } }
-        guard case .object(let fields) = value, let member = fields.first(where: { $0.name == name }) else { return nil }
-        return keyParts(member.value, path.dropFirst())
+    /// The stored bytes of the record `key`: from the records this read met before, else
+    /// from the store (and remembered when `remember`).
+    @inline(__always)
+    private mutating func find(_ key: UnsafeRawBufferPointer, remember: Bool) throws(NormCacheError) -> UnsafeRawBufferPointer? {
+        if remember, let known = records.record(key) { return known }
+        guard let stored = try txn.record(key) else { return nil }
+        if remember { records.insert(key, stored) }
+        return stored
     }
 
-    private static func keyPart(_ value: ArgumentValue) -> String? {
-        switch value {
-        case .string(let text), .enumValue(let text): return Normalizer.escapeKeyPart(text)
-        case .int(let text), .float(let text): return text
-        default: return nil
+    /// One level deeper into the data; the data read is bounded in depth (stored
+    /// references may form cycles) and in size.
+    @inline(__always)
+    private mutating func enter() throws(NormCacheError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else {
+            throw NormCacheError(.data, "the data read at \(currentPath()) nests deeper than \(Self.maximumDepth) levels")
+        }
+        guard out.count <= Self.maximumOutput else {
+            throw NormCacheError(.data, "the data read is larger than \(Self.maximumOutput >> 20) MiB (at \(currentPath()))")
         }
     }
 
-    /// The `__typename` a record stores, if any.
-    private func storedTypename(_ record: RecordView, _ key: UnsafeRawBufferPointer) throws(NormCacheError) -> String? {
+    /// Notes the current path (and `extra` after it) as missing.
+    private mutating func noteMissing(then extra: ResponsePathSegment? = nil) {
+        var segments = currentSegments()
+        if let extra { segments.append(extra) }
+        missing.append(segments)
+    }
+
+    private func currentSegments() -> [ResponsePathSegment] {
+        (0..<path.count).map { position in
+            let step = path[position]
+            return step >= 0 ? .index(step) : .key(context.shapes.responseKeys[-1 - step])
+        }
+    }
+
+    private func currentPath() -> ResponsePath {
+        ResponsePath(segments: currentSegments())
+    }
+
+    /// The bytes of the `__typename` a record stores, if it stores a string there.
+    private func storedTypename(_ record: RecordView, _ key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer? {
         guard let found = record.field(named: "__typename".utf8) else { throw txn.damaged(key) }
-        guard let field = found else { return nil }
-        var reader = ByteReader(field.value)
-        guard reader.readByte() == FieldValue.Tag.string.rawValue, let length = reader.readLength(),
-              let text = reader.readBytes(length) else { return nil }
-        return String(decoding: text, as: UTF8.self)
+        return found.flatMap { Self.string($0.value) }
     }
 
-    /// The type when the schema says it is an object type (so it is the typename).
-    private func declaredObjectType(_ type: String?) -> String? {
-        guard let type, context.schema?.type(named: type)?.kind == .object else { return nil }
-        return type
+    /// The text of an encoded string value; nil for any other value.
+    private static func string(_ value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard value.baseAddress != nil else { return nil }
+        var reader = ByteReader(value)
+        guard reader.readByte() == FieldValue.Tag.string.rawValue, let length = reader.readLength() else { return nil }
+        return reader.readBytes(length)
     }
-}
 
-/// The records a field policy resolves a field to.
-enum PolicyKeys {
-    case single(String)
-    case list([String])
+    /// The byte order of two keys: negative, zero or positive.
+    @inline(__always)
+    private static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
+        let common = Swift.min(left.count, right.count)
+        if common > 0 {
+            let order = memcmp(left.baseAddress.unsafelyUnwrapped, right.baseAddress.unsafelyUnwrapped, common)
+            if order != 0 { return Int(order) }
+        }
+        return left.count - right.count
+    }
 }

@@ -48,19 +48,6 @@ struct ResponsePath: Equatable, CustomStringConvertible {
         left.segments == right.segments
     }
 
-    /// The path as a JSON array: `["hero","friends",2]`.
-    func appendJSON(to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "["))
-        for (index, segment) in segments.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            switch segment {
-            case .key(let key): JSONString.appendQuoted(key.utf8, to: &out)
-            case .index(let position): out.append(contentsOf: String(position).utf8)
-            }
-        }
-        out.append(UInt8(ascii: "]"))
-    }
-
     /// The path for messages: `hero.friends.2` (`data` for the root).
     var description: String {
         guard !segments.isEmpty else { return "data" }

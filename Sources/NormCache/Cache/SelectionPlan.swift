@@ -13,9 +13,16 @@ final class SelectionPlan: Sendable {
 
     /// The selections in document order.
     let items: [Item]
+    /// Whether a group of the plan (or of its groups) has a type condition: only then
+    /// do the fields it selects depend on an object's typename.
+    let hasTypeConditions: Bool
 
     init(items: [Item]) {
         self.items = items
+        hasTypeConditions = items.contains { item in
+            guard case .group(let condition, _, let plan) = item else { return false }
+            return condition != nil || plan.hasTypeConditions
+        }
     }
 
     /// The first field, in this plan or its groups, answering with `responseKey`.

@@ -17,6 +17,7 @@ struct ByteReader {
     var isAtEnd: Bool { offset == bytes.count }
 
     /// Reads one byte.
+    @inline(__always)
     mutating func readByte() -> UInt8? {
         guard offset < bytes.count else { return nil }
         defer { offset += 1 }
@@ -24,7 +25,17 @@ struct ByteReader {
     }
 
     /// Reads a LEB128 unsigned integer of at most 10 bytes.
+    @inline(__always)
     mutating func readVarint() -> UInt64? {
+        // Most lengths and counts take one byte.
+        if offset < bytes.count, case let byte = bytes[offset], byte < 0x80 {
+            offset &+= 1
+            return UInt64(byte)
+        }
+        return readLongVarint()
+    }
+
+    private mutating func readLongVarint() -> UInt64? {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while shift < 64 {
@@ -36,13 +47,30 @@ struct ByteReader {
         return nil
     }
 
+    /// Skips a varint of at most 10 bytes; false when it runs past the end or is longer.
+    @inline(__always)
+    mutating func skipVarint() -> Bool {
+        let limit = Swift.min(bytes.count, offset &+ 10)
+        var position = offset
+        while position < limit {
+            if bytes[position] < 0x80 {
+                offset = position &+ 1
+                return true
+            }
+            position &+= 1
+        }
+        return false
+    }
+
     /// Reads a varint that must be a length or count no larger than the bytes left.
+    @inline(__always)
     mutating func readLength() -> Int? {
         guard let value = readVarint(), value <= UInt64(bytes.count - offset) else { return nil }
         return Int(value)
     }
 
     /// Reads a little-endian UInt32.
+    @inline(__always)
     mutating func readUInt32() -> UInt32? {
         guard bytes.count - offset >= 4 else { return nil }
         defer { offset += 4 }
@@ -50,6 +78,7 @@ struct ByteReader {
     }
 
     /// Reads `count` bytes in place.
+    @inline(__always)
     mutating func readBytes(_ count: Int) -> UnsafeRawBufferPointer? {
         guard count >= 0, bytes.count - offset >= count else { return nil }
         defer { offset += count }

@@ -59,6 +59,22 @@ struct RecordView {
         return Field(key: key, writtenAt: writtenAt, value: value)
     }
 
+    /// The key and value of the field at `index` in key order (its time skipped), or
+    /// nil when its entry is damaged: what reads look fields up with.
+    @inline(__always)
+    func entry(at index: Int) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        guard index >= 0, index < count else { return nil }
+        let entryOffset = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: tableOffset &+ index &* 4, as: UInt32.self)))
+        var reader = ByteReader(bytes, at: min(entryOffset, bytes.count))
+        guard let keyLength = reader.readLength(), let key = reader.readBytes(keyLength),
+              let flags = reader.readByte(), flags & ~RecordView.hasWrittenAt == 0 else { return nil }
+        if flags & RecordView.hasWrittenAt != 0 {
+            guard reader.skipVarint() else { return nil }
+        }
+        guard let valueLength = reader.readLength(), let value = reader.readBytes(valueLength) else { return nil }
+        return (key, value)
+    }
+
     /// The field with this key, found by binary search: `.some(nil)` when the record
     /// has no such field, nil when the record is damaged.
     func field<Key: Collection>(named key: Key) -> Field?? where Key.Element == UInt8 {

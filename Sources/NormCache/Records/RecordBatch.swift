@@ -56,16 +56,17 @@ struct RecordBatch {
 
     /// The batch in the records JSON notation, fields in order of first appearance.
     func json() -> [UInt8] {
-        var out: [UInt8] = [UInt8(ascii: "{")]
+        var out = ByteBuffer()
+        out.append(UInt8(ascii: "{"))
         for (index, entry) in entries.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            JSONString.appendQuoted(entry.key, to: &out)
-            out.append(contentsOf: ":{".utf8)
+            out.appendQuoted(entry.key)
+            out.append(":{")
             for (fieldIndex, field) in entry.fields.enumerated() {
                 if fieldIndex > 0 { out.append(UInt8(ascii: ",")) }
-                JSONString.appendQuoted(field.key, to: &out)
+                out.appendQuoted(field.key)
                 out.append(UInt8(ascii: ":"))
-                field.value.withUnsafeBytes { bytes in
+                Array(field.value).withUnsafeBytes { bytes in
                     var reader = ByteReader(bytes)
                     _ = FieldValue.appendJSON(from: &reader, to: &out)
                 }
@@ -73,7 +74,7 @@ struct RecordBatch {
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "}"))
-        return out
+        return out.array
     }
 
     /// Parses and validates records JSON; throws `.json` or `.invalidArgument` errors

@@ -1,0 +1,270 @@
+import Glibc
+
+/// What a selection plan asks of the objects of one typename, within one call, compiled
+/// once for the inner loops of the normalizer and the reader: the collected fields
+/// (`SelectionContext.collectFields`) with their storage keys resolved, their names as
+/// bytes, their types as `TypeShape`s, the orders the records need, the key rule of the
+/// typename and the records field policies name. Every byte the loops compare or copy
+/// lives in one block the shape owns; nothing in a loop allocates or counts references.
+///
+/// Shapes are made and kept by `ShapeMemo` for one call: the plans and shapes the
+/// fields point to without owning stay alive as long as the memo.
+final class ObjectShape {
+    /// One collected field.
+    struct Field {
+        /// The response key's UTF-8 bytes.
+        var responseKey: UnsafeRawBufferPointer
+        /// The storage key's UTF-8 bytes (arguments resolved with the call's variables).
+        var storageKey: UnsafeRawBufferPointer
+        /// `,"responseKey":` as read output writes it (without the comma for the first).
+        var outputName: UnsafeRawBufferPointer
+        /// The merged sub-selections of a composite field; nil for a leaf.
+        unowned(unsafe) var plan: SelectionPlan?
+        /// The field's type.
+        var type: TypeShape
+        /// The named type of the field (`ShapeMemo` type id), -1 when unknown.
+        var namedType: Int32
+        /// The response key (`ShapeMemo` key id), for response paths.
+        var responseKeyID: Int32
+        /// Added by the network document: the response may lack it and reads leave it out.
+        var isAdded: Bool
+        /// `__typename`, which reads answer from the record's typename.
+        var isTypename: Bool
+        /// The index in `ObjectShape.policyKeys` of the records a field policy names, or -1.
+        var policy: Int32
+        /// The shape the objects of this field had last (a one-entry cache before the memo).
+        unowned(unsafe) var lastChild: ObjectShape?
+    }
+
+    /// How the normalizer keys objects of the shape's typename (`KeyRules.policy`).
+    struct KeyRule {
+        /// The group of the key: the policy's group or the typename.
+        var group: UnsafeRawBufferPointer
+        /// The response keys whose values form the id.
+        var keyFields: [UnsafeRawBufferPointer]
+        /// False when a key field's response key belongs to another field (an alias, or
+        /// the field with arguments): such objects have no key.
+        var isUsable: Bool
+        /// The key fields the selection lacks, which the record stores as well.
+        var unselected: [Int]
+    }
+
+    /// The typename the shape was compiled for (nil: unknown, or it did not matter).
+    let typename: UnsafeRawBufferPointer?
+    /// The fields in document order.
+    let fields: UnsafeMutableBufferPointer<Field>
+    /// The collected fields the shape compiles, for messages and slow paths.
+    let collected: [CollectedField]
+    /// A type condition could not be decided for want of a typename.
+    let undecided: Bool
+    /// The fields in ascending storage-key order (equal keys in document order).
+    let storageOrder: [Int32]
+    /// Two fields share a storage key (aliases of one field).
+    let hasSharedStorageKeys: Bool
+    /// The fields a read returns (not added), in document order.
+    let outputFields: [Int32]
+    /// The output fields a read looks up in the record (not field policies), in
+    /// ascending storage-key order.
+    let lookupOrder: [Int32]
+    /// The records that field policies name, per field.
+    let policyKeys: [PolicyKeys]
+    /// The key rule of the typename; nil when no policy applies.
+    let keyRule: KeyRule?
+    /// The typename is not a possible type of the declared type (the schema says so).
+    let isImpossible: Bool
+    /// The typename for `__typename` when a record stores none: the declared type when
+    /// the schema says it is an object type (or the root's type for an operation root).
+    let fallbackTypename: UnsafeRawBufferPointer?
+
+    private let text: UnsafeMutableRawPointer
+
+    /// Compiles `plan` for objects of `typename` where `declaredType` is expected.
+    init(plan: SelectionPlan, typename typenameBytes: [UInt8]?, declaredType declaredTypeID: Int32, rootTyped: Bool,
+         context: SelectionContext, memo: ShapeMemo) throws(NormCacheError) {
+        let declaredType = declaredTypeID >= 0 ? memo.typeNames[Int(declaredTypeID)] : nil
+        let typenameText = typenameBytes.map { String(decoding: $0, as: UTF8.self) }
+        var undecided = false
+        let collected = try context.collectFields(plan, typename: typenameText, parentType: declaredType ?? typenameText,
+                                              undecided: &undecided)
+        self.undecided = undecided
+        self.collected = collected
+
+        var storageKeys: [[UInt8]] = []
+        var outputNames: [[UInt8]] = []
+        var policies: [PolicyKeys] = []
+        var policyIndex: [Int32] = []
+        for collected in collected {
+            let field = collected.field
+            storageKeys.append(Array(FieldStorageKey.make(name: field.name, arguments: field.arguments, variables: context.variables,
+                                                          floatArguments: field.floatArguments).utf8))
+            var name = ByteBuffer()
+            name.append(UInt8(ascii: ","))
+            name.appendQuoted(field.responseKey.utf8)
+            name.append(UInt8(ascii: ":"))
+            outputNames.append(name.array)
+            if !collected.isAdded, collected.plan != nil,
+               let keys = FieldPolicy.keys(field, parentTypename: typenameText ?? declaredType, context: context) {
+                policyIndex.append(Int32(policies.count))
+                policies.append(keys)
+            } else {
+                policyIndex.append(-1)
+            }
+        }
+        policyKeys = policies
+
+        fallbackTypename = memo.fallbackTypename(declaredTypeID, rootTyped: rootTyped, schema: context.schema)
+
+        var rule: (group: [UInt8], keyFields: [[UInt8]], isUsable: Bool, unselected: [Int])?
+        if let typenameText, let policy = context.keyRules.policy(for: typenameText, declaredType: declaredType, schema: context.schema) {
+            let usable = policy.keyFields.allSatisfy { name in
+                guard let owner = plan.field(withResponseKey: name) else { return true }
+                return owner.name == name && owner.arguments.isEmpty
+            }
+            let selected = Set(collected.map(\.field.responseKey))
+            rule = (Array((policy.group ?? typenameText).utf8), policy.keyFields.map { Array($0.utf8) }, usable,
+                    policy.keyFields.indices.filter { !selected.contains(policy.keyFields[$0]) })
+        }
+        if let schema = context.schema, let declaredType, let typenameText, schema.type(named: declaredType) != nil,
+           schema.type(named: typenameText) != nil {
+            isImpossible = !schema.possibleTypes(of: declaredType).contains(typenameText)
+        } else {
+            isImpossible = false
+        }
+
+        // One block for every byte the loops touch.
+        var pieces: [[UInt8]] = []
+        func store(_ bytes: [UInt8]) -> Int {
+            pieces.append(bytes)
+            return pieces.count - 1
+        }
+        let typenameRange = typenameBytes.map(store)
+        let groupRange = rule.map { store($0.group) }
+        let keyFieldRanges = rule.map { $0.keyFields.map(store) } ?? []
+        var fieldRanges: [(response: Int, storage: Int, output: Int)] = []
+        for (index, collected) in collected.enumerated() {
+            fieldRanges.append((store(Array(collected.field.responseKey.utf8)), store(storageKeys[index]), store(outputNames[index])))
+        }
+        var block = ByteBuffer()
+        var offsets: [Int] = []
+        for piece in pieces {
+            offsets.append(block.count)
+            block.append(contentsOf: piece)
+        }
+        let start = block.takeBlock().start
+        text = start
+        func bytes(_ piece: Int) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(start: start + offsets[piece], count: pieces[piece].count)
+        }
+        typename = typenameRange.map(bytes)
+        keyRule = rule.map { rule in
+            KeyRule(group: bytes(groupRange!), keyFields: keyFieldRanges.map(bytes), isUsable: rule.isUsable, unselected: rule.unselected)
+        }
+
+        fields = .allocate(capacity: collected.count)
+        for (index, collected) in collected.enumerated() {
+            let field = collected.field
+            guard let type = TypeShape(field.type) else {
+                throw NormCacheError(.document, "the type of '\(field.responseKey)' nests more than \(TypeShape.maximumListDepth) lists")
+            }
+            fields.initializeElement(at: index, to: Field(
+                responseKey: bytes(fieldRanges[index].response), storageKey: bytes(fieldRanges[index].storage),
+                outputName: bytes(fieldRanges[index].output), plan: collected.plan, type: type,
+                namedType: field.type.map { memo.typeID($0.namedType) } ?? -1,
+                responseKeyID: memo.keyID(field.responseKey), isAdded: collected.isAdded,
+                isTypename: field.name == "__typename", policy: policyIndex[index], lastChild: nil))
+        }
+
+        let order = collected.indices.sorted { left, right in
+            let ordered = Self.compare(storageKeys[left], storageKeys[right])
+            return ordered == 0 ? left < right : ordered < 0
+        }
+        storageOrder = order.map(Int32.init)
+        hasSharedStorageKeys = zip(order, order.dropFirst()).contains { storageKeys[$0] == storageKeys[$1] }
+        let collectedFields = collected
+        outputFields = collectedFields.indices.filter { !collectedFields[$0].isAdded }.map(Int32.init)
+        lookupOrder = order.filter { !collectedFields[$0].isAdded && policyIndex[$0] < 0 }.map(Int32.init)
+    }
+
+    deinit {
+        fields.deallocate()
+        free(text)
+    }
+
+    /// Whether the shape was compiled for `typename` (nil: for an unknown typename).
+    @inline(__always)
+    func matches(_ other: UnsafeRawBufferPointer?) -> Bool {
+        guard let other else { return typename == nil }
+        guard let typename else { return false }
+        return typename.hasSameBytes(as: other)
+    }
+
+    private static func compare(_ left: [UInt8], _ right: [UInt8]) -> Int {
+        left.lexicographicallyPrecedes(right) ? -1 : (left == right ? 0 : 1)
+    }
+}
+
+/// The shapes of one call, by plan, typename and declared type, and the names they
+/// refer to by number (type names, and response keys for response paths).
+final class ShapeMemo {
+    private struct Key: Hashable {
+        let plan: ObjectIdentifier
+        let typename: [UInt8]?
+        let declaredType: Int32
+        let rootTyped: Bool
+    }
+
+    private var shapes: [Key: ObjectShape] = [:]
+    /// Type names by id.
+    private(set) var typeNames: [String] = []
+    private var typeIDs: [String: Int32] = [:]
+    /// Type names by id as bytes that stay put while the memo lives.
+    private var typeNameBytes: [UnsafeRawBufferPointer] = []
+    /// Response keys by id.
+    private(set) var responseKeys: [String] = []
+    private var keyIDs: [String: Int32] = [:]
+
+    /// The shape of `plan` for objects of `typename` where the type with id
+    /// `declaredType` (-1: none) is expected, made once.
+    func shape(_ plan: SelectionPlan, typename: UnsafeRawBufferPointer?, declaredType: Int32, rootTyped: Bool = false,
+               context: SelectionContext) throws(NormCacheError) -> ObjectShape {
+        let key = Key(plan: ObjectIdentifier(plan), typename: typename.map(Array.init), declaredType: declaredType, rootTyped: rootTyped)
+        if let known = shapes[key] { return known }
+        let made = try ObjectShape(plan: plan, typename: key.typename, declaredType: declaredType, rootTyped: rootTyped,
+                                   context: context, memo: self)
+        shapes[key] = made
+        return made
+    }
+
+    deinit {
+        for bytes in typeNameBytes { free(UnsafeMutableRawPointer(mutating: bytes.baseAddress)) }
+    }
+
+    /// The id of a type name.
+    func typeID(_ name: String) -> Int32 {
+        if let known = typeIDs[name] { return known }
+        typeNames.append(name)
+        typeIDs[name] = Int32(typeNames.count - 1)
+        var bytes = ByteBuffer()
+        bytes.append(contentsOf: name.utf8)
+        let length = bytes.count
+        typeNameBytes.append(UnsafeRawBufferPointer(start: bytes.takeBlock().start, count: length))
+        return Int32(typeNames.count - 1)
+    }
+
+    /// The typename of an object whose record or response gives none: for an operation
+    /// root (`rootTyped`), its type; else the declared type (id; -1: none) when the
+    /// schema says it is an object type.
+    func fallbackTypename(_ declaredType: Int32, rootTyped: Bool, schema: Schema?) -> UnsafeRawBufferPointer? {
+        guard declaredType >= 0 else { return nil }
+        guard rootTyped || schema?.type(named: typeNames[Int(declaredType)])?.kind == .object else { return nil }
+        return typeNameBytes[Int(declaredType)]
+    }
+
+    /// The id of a response key.
+    func keyID(_ key: String) -> Int32 {
+        if let known = keyIDs[key] { return known }
+        responseKeys.append(key)
+        keyIDs[key] = Int32(responseKeys.count - 1)
+        return Int32(responseKeys.count - 1)
+    }
+}

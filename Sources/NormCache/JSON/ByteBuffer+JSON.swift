@@ -1,0 +1,100 @@
+/// JSON text written into a `ByteBuffer`.
+extension ByteBuffer {
+    /// Appends `"contents"`, escaping `"`, `\` and control characters as
+    /// `JSONString.appendQuoted` does; every other byte (valid UTF-8 by construction) is
+    /// copied as it is, in runs found eight bytes at a time.
+    @inline(__always)
+    mutating func appendQuoted(_ contents: UnsafeRawBufferPointer) {
+        guard let base = contents.baseAddress else {
+            append("\"\"")
+            return
+        }
+        let length = contents.count
+        // The common case, nothing to escape: one reservation, one copy.
+        let plain = JSONString.plainPrefixLength(base, length)
+        let out = reserve(length + 2)
+        out.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+        if plain == length {
+            (out + 1).copyMemory(from: base, byteCount: length)
+            (out + 1 + length).storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+            advance(by: length + 2)
+            return
+        }
+        (out + 1).copyMemory(from: base, byteCount: plain)
+        advance(by: plain + 1)
+        appendEscaped(base + plain, length - plain)
+        append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `"contents"` for any bytes (names made once, messages).
+    mutating func appendQuoted<Bytes: Collection>(_ contents: Bytes) where Bytes.Element == UInt8 {
+        let copy = Array(contents)
+        copy.withUnsafeBytes { appendQuoted($0) }
+    }
+
+    /// Appends a response path as a JSON array: `["hero","friends",2]`.
+    mutating func appendJSON(_ path: [ResponsePathSegment]) {
+        append(UInt8(ascii: "["))
+        for (index, segment) in path.enumerated() {
+            if index > 0 { append(UInt8(ascii: ",")) }
+            switch segment {
+            case .key(let key): appendQuoted(key.utf8)
+            case .index(let position): append(contentsOf: String(position).utf8)
+            }
+        }
+        append(UInt8(ascii: "]"))
+    }
+
+    /// Appends string contents from their first byte that needs an escape on.
+    private mutating func appendEscaped(_ start: UnsafeRawPointer, _ length: Int) {
+        var position = 0
+        while position < length {
+            let plain = JSONString.plainPrefixLength(start + position, length - position)
+            append(start + position, count: plain)
+            position += plain
+            guard position < length else { return }
+            let byte = start.load(fromByteOffset: position, as: UInt8.self)
+            position += 1
+            switch byte {
+            case UInt8(ascii: "\""): append("\\\"")
+            case UInt8(ascii: "\\"): append("\\\\")
+            case 0x0A: append("\\n")
+            case 0x0D: append("\\r")
+            case 0x09: append("\\t")
+            case 0x08: append("\\b")
+            case 0x0C: append("\\f")
+            default:
+                let digits: StaticString = "0123456789abcdef"
+                append("\\u00")
+                append(digits.utf8Start[Int(byte >> 4)])
+                append(digits.utf8Start[Int(byte & 15)])
+            }
+        }
+    }
+}
+
+extension JSONString {
+    /// The length of the longest prefix of `start[0..<length]` that needs no escape in a
+    /// JSON string: no `"`, no `\`, no control character.
+    @inline(__always)
+    static func plainPrefixLength(_ start: UnsafeRawPointer, _ length: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        var position = 0
+        while position &+ 8 <= length {
+            let word = start.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+            // A byte is flagged when it is zero after the xor (a quote or backslash) or
+            // below 0x20; bytes of 0x80 and above never are.
+            let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | (word &- ones &* 0x20)
+            let flagged = special & ~word & highBits
+            guard flagged == 0 else { return position &+ flagged.trailingZeroBitCount >> 3 }
+            position &+= 8
+        }
+        while position < length {
+            let byte = start.load(fromByteOffset: position, as: UInt8.self)
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return position }
+            position &+= 1
+        }
+        return position
+    }
+}
