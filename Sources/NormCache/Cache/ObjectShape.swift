@@ -18,8 +18,10 @@ final class ObjectShape {
         var storageKey: UnsafeRawBufferPointer
         /// `,"responseKey":` as read output writes it (without the comma for the first).
         var outputName: UnsafeRawBufferPointer
-        /// The merged sub-selections of a composite field; nil for a leaf.
-        unowned(unsafe) var plan: SelectionPlan?
+        /// The merged sub-selections of a composite field; nil for a leaf. Unretained:
+        /// `collected` keeps the plan alive, and the inner loops pass it on without
+        /// counting references.
+        var plan: Unmanaged<SelectionPlan>?
         /// The field's type.
         var type: TypeShape
         /// The named type of the field (`ShapeMemo` type id), -1 when unknown.
@@ -34,6 +36,17 @@ final class ObjectShape {
         var policy: Int32
         /// The shape the objects of this field had last (a one-entry cache before the memo).
         unowned(unsafe) var lastChild: ObjectShape?
+        /// How often reads looked the records this field refers to up in their
+        /// `RecordCache`, and found them there.
+        var cacheLookups: UInt32
+        var cacheHits: UInt32
+
+        /// Whether reads should keep the records this field refers to in their
+        /// `RecordCache`: until 64 lookups have found none of them there (a list of
+        /// records each referred to once, like the posts of a feed).
+        var usesRecordCache: Bool {
+            cacheHits > 0 || cacheLookups < 64
+        }
     }
 
     /// How the normalizer keys objects of the shape's typename (`KeyRules.policy`).
@@ -62,10 +75,13 @@ final class ObjectShape {
     /// Two fields share a storage key (aliases of one field).
     let hasSharedStorageKeys: Bool
     /// The fields a read returns (not added), in document order.
-    let outputFields: [Int32]
+    let outputFields: UnsafeMutableBufferPointer<Int32>
     /// The output fields a read looks up in the record (not field policies), in
     /// ascending storage-key order.
-    let lookupOrder: [Int32]
+    let lookupOrder: UnsafeMutableBufferPointer<Int32>
+    /// Per entry of `lookupOrder`: where the field stood in the last record read
+    /// through the shape (the reader looks there first).
+    let lastPositions: UnsafeMutableBufferPointer<Int32>
     /// The records that field policies name, per field.
     let policyKeys: [PolicyKeys]
     /// The key rule of the typename; nil when no policy applies.
@@ -168,10 +184,10 @@ final class ObjectShape {
             }
             fields.initializeElement(at: index, to: Field(
                 responseKey: bytes(fieldRanges[index].response), storageKey: bytes(fieldRanges[index].storage),
-                outputName: bytes(fieldRanges[index].output), plan: collected.plan, type: type,
+                outputName: bytes(fieldRanges[index].output), plan: collected.plan.map(Unmanaged.passUnretained), type: type,
                 namedType: field.type.map { memo.typeID($0.namedType) } ?? -1,
                 responseKeyID: memo.keyID(field.responseKey), isAdded: collected.isAdded,
-                isTypename: field.name == "__typename", policy: policyIndex[index], lastChild: nil))
+                isTypename: field.name == "__typename", policy: policyIndex[index], lastChild: nil, cacheLookups: 0, cacheHits: 0))
         }
 
         let order = collected.indices.sorted { left, right in
@@ -181,12 +197,17 @@ final class ObjectShape {
         storageOrder = order.map(Int32.init)
         hasSharedStorageKeys = zip(order, order.dropFirst()).contains { storageKeys[$0] == storageKeys[$1] }
         let collectedFields = collected
-        outputFields = collectedFields.indices.filter { !collectedFields[$0].isAdded }.map(Int32.init)
-        lookupOrder = order.filter { !collectedFields[$0].isAdded && policyIndex[$0] < 0 }.map(Int32.init)
+        outputFields = Self.buffer(collectedFields.indices.filter { !collectedFields[$0].isAdded }.map(Int32.init))
+        lookupOrder = Self.buffer(order.filter { !collectedFields[$0].isAdded && policyIndex[$0] < 0 }.map(Int32.init))
+        lastPositions = .allocate(capacity: lookupOrder.count)
+        lastPositions.initialize(repeating: 0)
     }
 
     deinit {
         fields.deallocate()
+        outputFields.deallocate()
+        lookupOrder.deallocate()
+        lastPositions.deallocate()
         free(text)
     }
 
@@ -196,6 +217,12 @@ final class ObjectShape {
         guard let other else { return typename == nil }
         guard let typename else { return false }
         return typename.hasSameBytes(as: other)
+    }
+
+    private static func buffer(_ elements: [Int32]) -> UnsafeMutableBufferPointer<Int32> {
+        let buffer = UnsafeMutableBufferPointer<Int32>.allocate(capacity: elements.count)
+        _ = buffer.initialize(from: elements)
+        return buffer
     }
 
     private static func compare(_ left: [UInt8], _ right: [UInt8]) -> Int {

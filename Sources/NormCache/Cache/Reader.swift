@@ -20,6 +20,8 @@ struct Reader: ~Copyable {
     var out = ByteBuffer()
 
     private var depth = 0
+    /// What `touch` loaded, kept so that the loads are made.
+    private var touched: UInt8 = 0
     /// The response path: list indexes (≥ 0) and response keys (`-1 - key id`).
     private var path = ScratchStack<Int>()
     /// The stored values of the fields of the objects being read, a frame per object.
@@ -45,11 +47,11 @@ struct Reader: ~Copyable {
     mutating func read(rootKey: String, rootType: String, plan: SelectionPlan, isOperationRoot: Bool) throws(NormCacheError) {
         var key = ByteBuffer()
         key.append(contentsOf: rootKey.utf8)
-        try object(key.bytes, plan: plan, declaredType: context.shapes.typeID(rootType), via: nil, remember: false,
+        try object(key.bytes, plan: Unmanaged.passUnretained(plan), declaredType: context.shapes.typeID(rootType), via: nil, remember: false,
                    isRoot: true, rootTyped: isOperationRoot)
     }
 
-    private mutating func object(_ key: UnsafeRawBufferPointer, plan: SelectionPlan, declaredType: Int32,
+    private mutating func object(_ key: UnsafeRawBufferPointer, plan: Unmanaged<SelectionPlan>, declaredType: Int32,
                                  via parent: UnsafeMutablePointer<ObjectShape.Field>?, remember: Bool,
                                  isRoot: Bool = false, rootTyped: Bool = false) throws(NormCacheError) {
         // An operation's root record never written reads as one without fields (field
@@ -58,7 +60,8 @@ struct Reader: ~Copyable {
         try enter()
         defer { depth -= 1 }
         var record: RecordView?
-        if let stored = try find(key, remember: remember) {
+        if let stored = try find(key, via: remember ? parent : nil) {
+            touch(stored)
             guard let view = RecordView(stored) else { throw txn.damaged(key) }
             record = view
         } else if !(isRoot && rootTyped) {
@@ -67,7 +70,7 @@ struct Reader: ~Copyable {
             return
         }
         var typename: UnsafeRawBufferPointer?
-        if plan.hasTypeConditions || policiesNeedTypename {
+        if plan._withUnsafeGuaranteedRef(\.hasTypeConditions) || policiesNeedTypename {
             typename = try record.flatMap { (record) throws(NormCacheError) in try storedTypename(record, key) }
                 ?? context.shapes.fallbackTypename(declaredType, rootTyped: rootTyped, schema: context.schema)
         }
@@ -75,7 +78,7 @@ struct Reader: ~Copyable {
         if let cached = parent?.pointee.lastChild, cached.matches(typename) {
             shape = cached
         } else {
-            shape = try context.shape(plan, typename: typename, declaredType: declaredType, rootTyped: rootTyped)
+            shape = try context.shape(plan.takeUnretainedValue(), typename: typename, declaredType: declaredType, rootTyped: rootTyped)
             parent?.pointee.lastChild = shape
         }
         // A type condition the record cannot answer without its __typename: missing data.
@@ -116,31 +119,27 @@ struct Reader: ~Copyable {
         out.append(UInt8(ascii: "}"))
     }
 
-    /// Finds the stored values of the shape's looked-up fields in the record: one walk
-    /// along both key-sorted lists.
+    /// Finds the stored values of the shape's looked-up fields in the record: first at
+    /// the place the field had in the last record of the shape (records of one type
+    /// mostly have the same fields), else by binary search.
+    @inline(__always)
     private mutating func lookUp(_ shape: ObjectShape, in record: RecordView, key: UnsafeRawBufferPointer,
                                  frame: Int) throws(NormCacheError) {
-        var position = 0
-        var entry = record.count > 0 ? record.entry(at: 0) : nil
-        if record.count > 0, entry == nil { throw txn.damaged(key) }
-        for index in shape.lookupOrder {
-            let wanted = shape.fields[Int(index)].storageKey
-            while let current = entry {
-                let order = Self.compare(current.key, wanted)
-                if order > 0 { break }
-                if order == 0 {
-                    values[frame + Int(index)] = current.value
-                    break
+        for slot in 0..<shape.lookupOrder.count {
+            let index = Int(shape.lookupOrder[slot])
+            let wanted = shape.fields[index].storageKey
+            let guess = Int(shape.lastPositions[slot])
+            if guess < record.count {
+                guard let entry = record.entry(at: guess) else { throw txn.damaged(key) }
+                if ByteOrder.equal(entry.key, wanted) {
+                    values[frame + index] = entry.value
+                    continue
                 }
-                position += 1
-                guard position < record.count else {
-                    entry = nil
-                    break
-                }
-                guard let next = record.entry(at: position) else { throw txn.damaged(key) }
-                entry = next
             }
-            if entry == nil { break }
+            guard let found = record.index(of: wanted) else { throw txn.damaged(key) }
+            guard let position = found, let entry = record.entry(at: position) else { continue }
+            shape.lastPositions[slot] = Int32(truncatingIfNeeded: position)
+            values[frame + index] = entry.value
         }
     }
 
@@ -157,6 +156,14 @@ struct Reader: ~Copyable {
                 throw NormCacheError(.data, "the cache holds null at \(currentPath()), a non-null position")
             }
             out.append("null")
+        case .string where plan == nil:
+            guard let length = reader.readLength(), let text = reader.readBytes(length) else { throw txn.damaged(recordKey) }
+            out.appendQuoted(text)
+        case .number where plan == nil:
+            guard let length = reader.readLength(), let text = reader.readBytes(length), !text.isEmpty else {
+                throw txn.damaged(recordKey)
+            }
+            out.append(text)
         case .reference where plan != nil:
             // An empty key is never written (a reference names a record): the record is damaged.
             guard let plan, let length = reader.readLength(), let key = reader.readBytes(length), !key.isEmpty else {
@@ -192,7 +199,7 @@ struct Reader: ~Copyable {
     }
 
     /// Reads the records a field policy names: one, or a list for a list argument.
-    private mutating func resolved(_ keys: PolicyKeys, plan: SelectionPlan,
+    private mutating func resolved(_ keys: PolicyKeys, plan: Unmanaged<SelectionPlan>,
                                    field: UnsafeMutablePointer<ObjectShape.Field>) throws(NormCacheError) {
         switch keys {
         case .single(let key):
@@ -211,20 +218,41 @@ struct Reader: ~Copyable {
 
     /// `object` for a record key a field policy gives (not remembered: the key's bytes
     /// live only for the call).
-    private mutating func object(_ key: String, plan: SelectionPlan, field: UnsafeMutablePointer<ObjectShape.Field>) throws(NormCacheError) {
+    private mutating func object(_ key: String, plan: Unmanaged<SelectionPlan>, field: UnsafeMutablePointer<ObjectShape.Field>) throws(NormCacheError) {
         var bytes = ByteBuffer()
         bytes.append(contentsOf: key.utf8)
         try object(bytes.bytes, plan: plan, declaredType: field.pointee.namedType, via: field, remember: false)
     }
 
     /// The stored bytes of the record `key`: from the records this read met before, else
-    /// from the store (and remembered when `remember`).
+    /// from the store — and remembered there when the field that refers to it (`via`)
+    /// finds its records there (`ObjectShape.Field.usesRecordCache`).
     @inline(__always)
-    private mutating func find(_ key: UnsafeRawBufferPointer, remember: Bool) throws(NormCacheError) -> UnsafeRawBufferPointer? {
-        if remember, let known = records.record(key) { return known }
+    private mutating func find(_ key: UnsafeRawBufferPointer,
+                               via field: UnsafeMutablePointer<ObjectShape.Field>?) throws(NormCacheError) -> UnsafeRawBufferPointer? {
+        guard let field, field.pointee.usesRecordCache else { return try txn.record(key) }
+        field.pointee.cacheLookups &+= 1
+        if let known = records.record(key) {
+            field.pointee.cacheHits &+= 1
+            return known
+        }
         guard let stored = try txn.record(key) else { return nil }
-        if remember { records.insert(key, stored) }
+        records.insert(key, stored)
         return stored
+    }
+
+    /// Loads one byte of every cache line of a record, all at once: the lines arrive
+    /// together instead of one after the other as the fields are looked up.
+    @inline(__always)
+    private mutating func touch(_ record: UnsafeRawBufferPointer) {
+        guard let start = record.baseAddress else { return }
+        var sum: UInt8 = 0
+        var offset = 64
+        while offset < record.count {
+            sum &+= start.load(fromByteOffset: offset, as: UInt8.self)
+            offset &+= 64
+        }
+        touched &+= sum
     }
 
     /// One level deeper into the data; the data read is bounded in depth (stored
@@ -260,8 +288,11 @@ struct Reader: ~Copyable {
 
     /// The bytes of the `__typename` a record stores, if it stores a string there.
     private func storedTypename(_ record: RecordView, _ key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer? {
-        guard let found = record.field(named: "__typename".utf8) else { throw txn.damaged(key) }
-        return found.flatMap { Self.string($0.value) }
+        let name: StaticString = "__typename"
+        guard let found = record.index(of: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)) else {
+            throw txn.damaged(key)
+        }
+        return found.flatMap { record.entry(at: $0) }.flatMap { Self.string($0.value) }
     }
 
     /// The text of an encoded string value; nil for any other value.
@@ -270,16 +301,5 @@ struct Reader: ~Copyable {
         var reader = ByteReader(value)
         guard reader.readByte() == FieldValue.Tag.string.rawValue, let length = reader.readLength() else { return nil }
         return reader.readBytes(length)
-    }
-
-    /// The byte order of two keys: negative, zero or positive.
-    @inline(__always)
-    private static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
-        let common = Swift.min(left.count, right.count)
-        if common > 0 {
-            let order = memcmp(left.baseAddress.unsafelyUnwrapped, right.baseAddress.unsafelyUnwrapped, common)
-            if order != 0 { return Int(order) }
-        }
-        return left.count - right.count
     }
 }

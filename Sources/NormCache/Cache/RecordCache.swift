@@ -32,7 +32,7 @@ struct RecordCache: ~Copyable {
         guard let slots else { return nil }
         var index = Self.hash(key) & mask
         while let stored = slots[index].key {
-            if slots[index].keyCount == key.count, memcmp(stored, key.baseAddress.unsafelyUnwrapped, key.count) == 0 { return slots[index].record }
+            if ByteOrder.equal(UnsafeRawBufferPointer(start: stored, count: slots[index].keyCount), key) { return slots[index].record }
             index = (index &+ 1) & mask
         }
         return nil

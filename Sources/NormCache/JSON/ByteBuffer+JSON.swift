@@ -12,17 +12,9 @@ extension ByteBuffer {
         let length = contents.count
         // The common case, nothing to escape: one reservation, one copy.
         let plain = JSONString.plainPrefixLength(base, length)
-        let out = reserve(length + 2)
-        out.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
-        if plain == length {
-            (out + 1).copyMemory(from: base, byteCount: length)
-            (out + 1 + length).storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
-            advance(by: length + 2)
-            return
-        }
-        (out + 1).copyMemory(from: base, byteCount: plain)
-        advance(by: plain + 1)
-        appendEscaped(base + plain, length - plain)
+        append(UInt8(ascii: "\""))
+        append(base, count: plain)
+        if plain < length { appendEscaped(base + plain, length - plain) }
         append(UInt8(ascii: "\""))
     }
 
@@ -89,6 +81,15 @@ extension JSONString {
             let flagged = special & ~word & highBits
             guard flagged == 0 else { return position &+ flagged.trailingZeroBitCount >> 3 }
             position &+= 8
+        }
+        // The last bytes of a string of eight or more: one word that overlaps the last.
+        if position < length, length >= 8 {
+            let last = length &- 8
+            let word = start.loadUnaligned(fromByteOffset: last, as: UInt64.self)
+            let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+            let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | (word &- ones &* 0x20)
+            let flagged = special & ~word & highBits
+            return flagged == 0 ? length : last &+ flagged.trailingZeroBitCount >> 3
         }
         while position < length {
             let byte = start.load(fromByteOffset: position, as: UInt8.self)

@@ -60,30 +60,67 @@ struct RecordView {
     }
 
     /// The key and value of the field at `index` in key order (its time skipped), or
-    /// nil when its entry is damaged: what reads look fields up with.
+    /// nil when its entry is damaged: what reads look fields up with. Lengths of one
+    /// byte (keys and values under 128 bytes) are read straight; longer ones through
+    /// `ByteReader`.
     @inline(__always)
     func entry(at index: Int) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
-        guard index >= 0, index < count else { return nil }
-        let entryOffset = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: tableOffset &+ index &* 4, as: UInt32.self)))
-        var reader = ByteReader(bytes, at: min(entryOffset, bytes.count))
-        guard let keyLength = reader.readLength(), let key = reader.readBytes(keyLength),
-              let flags = reader.readByte(), flags & ~RecordView.hasWrittenAt == 0 else { return nil }
-        if flags & RecordView.hasWrittenAt != 0 {
-            guard reader.skipVarint() else { return nil }
+        guard index >= 0, index < count, let base = bytes.baseAddress else { return nil }
+        let end = bytes.count
+        var position = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: tableOffset &+ index &* 4, as: UInt32.self)))
+        guard position < end else { return nil }
+        var keyLength = Int(base.load(fromByteOffset: position, as: UInt8.self))
+        if keyLength < 0x80 {
+            position &+= 1
+        } else {
+            var reader = ByteReader(bytes, at: position)
+            guard let length = reader.readLength() else { return nil }
+            keyLength = length
+            position = reader.offset
         }
-        guard let valueLength = reader.readLength(), let value = reader.readBytes(valueLength) else { return nil }
-        return (key, value)
+        guard keyLength < end &- position else { return nil }
+        let key = UnsafeRawBufferPointer(start: base + position, count: keyLength)
+        position &+= keyLength
+        let flags = base.load(fromByteOffset: position, as: UInt8.self)
+        position &+= 1
+        if flags == RecordView.hasWrittenAt {
+            // The time's varint ends at its first byte below 0x80: found in one word.
+            let stops = position &+ 8 <= end ? ~base.loadUnaligned(fromByteOffset: position, as: UInt64.self) & 0x8080_8080_8080_8080 : 0
+            if stops != 0 {
+                position &+= stops.trailingZeroBitCount &>> 3 &+ 1
+            } else {
+                let limit = Swift.min(end, position &+ 10)
+                while position < limit, base.load(fromByteOffset: position, as: UInt8.self) >= 0x80 { position &+= 1 }
+                guard position < limit else { return nil }
+                position &+= 1
+            }
+        } else if flags != 0 {
+            return nil
+        }
+        guard position < end else { return nil }
+        var valueLength = Int(base.load(fromByteOffset: position, as: UInt8.self))
+        if valueLength < 0x80 {
+            position &+= 1
+        } else {
+            var reader = ByteReader(bytes, at: position)
+            guard let length = reader.readLength() else { return nil }
+            valueLength = length
+            position = reader.offset
+        }
+        guard valueLength <= end &- position else { return nil }
+        return (key, UnsafeRawBufferPointer(start: base + position, count: valueLength))
     }
 
-    /// The field with this key, found by binary search: `.some(nil)` when the record
-    /// has no such field, nil when the record is damaged.
-    func field<Key: Collection>(named key: Key) -> Field?? where Key.Element == UInt8 {
+    /// The index of the field with this key, found by binary search: `.some(nil)` when
+    /// the record has no such field, nil when the record is damaged.
+    func index(of key: UnsafeRawBufferPointer) -> Int?? {
         var low = 0, high = count
         while low < high {
             let middle = (low + high) / 2
-            guard let candidate = field(at: middle) else { return nil }
-            if candidate.key.elementsEqual(key) { return .some(candidate) }
-            if candidate.key.lexicographicallyPrecedes(key) { low = middle + 1 } else { high = middle }
+            guard let candidate = entry(at: middle) else { return nil }
+            let order = ByteOrder.compare(candidate.key, key)
+            if order == 0 { return .some(middle) }
+            if order < 0 { low = middle + 1 } else { high = middle }
         }
         return .some(nil)
     }

@@ -53,7 +53,21 @@ struct ByteBuffer: ~Copyable {
     @inline(__always)
     mutating func append(_ source: UnsafeRawPointer?, count length: Int) {
         guard length > 0, let source else { return }
-        memcpy(reserve(length), source, length)
+        let out = reserve(length)
+        if length <= 16 {
+            // Short runs (names, numbers) in two overlapping words, not a call.
+            if length >= 8 {
+                out.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
+                (out + length - 8).storeBytes(of: source.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self), as: UInt64.self)
+            } else if length >= 4 {
+                out.storeBytes(of: source.loadUnaligned(as: UInt32.self), as: UInt32.self)
+                (out + length - 4).storeBytes(of: source.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self), as: UInt32.self)
+            } else {
+                for offset in 0..<length { out.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self) }
+            }
+        } else {
+            memcpy(out, source, length)
+        }
         count &+= length
     }
 

@@ -1,0 +1,55 @@
+/// Equality and byte order of short byte strings (record keys, field keys) without a
+/// call into the C library: words of eight bytes at a time, the last one overlapping,
+/// so that nothing is read outside either string.
+enum ByteOrder {
+    /// Whether the two strings hold the same bytes.
+    @inline(__always)
+    static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+        let count = left.count
+        guard count == right.count else { return false }
+        guard count > 0 else { return true }
+        let a = left.baseAddress.unsafelyUnwrapped, b = right.baseAddress.unsafelyUnwrapped
+        if count >= 8 {
+            var offset = 0
+            while offset &+ 8 <= count {
+                if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                    return false
+                }
+                offset &+= 8
+            }
+            return offset == count
+                || a.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+        }
+        if count >= 4 {
+            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                && a.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)
+        }
+        if count >= 2 {
+            return a.loadUnaligned(as: UInt16.self) == b.loadUnaligned(as: UInt16.self)
+                && a.loadUnaligned(fromByteOffset: count &- 2, as: UInt16.self) == b.loadUnaligned(fromByteOffset: count &- 2, as: UInt16.self)
+        }
+        return a.load(as: UInt8.self) == b.load(as: UInt8.self)
+    }
+
+    /// The byte order of two strings (a proper prefix first): negative, zero or positive.
+    @inline(__always)
+    static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
+        let common = Swift.min(left.count, right.count)
+        if common > 0 {
+            let a = left.baseAddress.unsafelyUnwrapped, b = right.baseAddress.unsafelyUnwrapped
+            var offset = 0
+            while offset &+ 8 <= common {
+                let x = UInt64(bigEndian: a.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                let y = UInt64(bigEndian: b.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                if x != y { return x < y ? -1 : 1 }
+                offset &+= 8
+            }
+            while offset < common {
+                let x = a.load(fromByteOffset: offset, as: UInt8.self), y = b.load(fromByteOffset: offset, as: UInt8.self)
+                if x != y { return x < y ? -1 : 1 }
+                offset &+= 1
+            }
+        }
+        return left.count &- right.count
+    }
+}
