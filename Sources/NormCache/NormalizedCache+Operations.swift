@@ -30,14 +30,16 @@ extension NormalizedCache {
     /// `data` (or with `data: null`) gives `{}`.
     public static func normalize(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
                                  response: UnsafeRawBufferPointer) throws(NormCacheError) -> [UInt8] {
-        try batch(operation, variables: variables, response: response).json()
+        try normalized(operation, variables: variables, response: response) { batch in batch.json() }
     }
 
     /// Normalizes a response and merges its records in one transaction; returns the
     /// changed fields (none when not `reportingChanges`). On any error nothing is written.
     public func write(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
                       response: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
-        try merge(Self.batch(operation, variables: variables, response: response), reportingChanges: reportingChanges)
+        try Self.normalized(operation, variables: variables, response: response) { (batch) throws(NormCacheError) in
+            try merge(batch, reportingChanges: reportingChanges)
+        }
     }
 
     /// Reads the operation's data from the cache: all of it, or what is missing (and,
@@ -134,8 +136,11 @@ extension NormalizedCache {
         return key
     }
 
-    private static func batch(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
-                              response: UnsafeRawBufferPointer) throws(NormCacheError) -> RecordBatch {
+    /// Normalizes a response (`{"data": ..., "errors": ...}`) and hands its records to
+    /// `body` while the call's shapes, which the batch's field keys point into, live.
+    private static func normalized<R>(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
+                                      response: UnsafeRawBufferPointer,
+                                      _ body: (borrowing RecordBatch) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         let rootKey = try rootKey(of: operation)
         let context = try operation.context(variables: variables)
         let document = try JSONDocument(scanning: response)
@@ -143,11 +148,12 @@ extension NormalizedCache {
             throw NormCacheError(.data, "a GraphQL response must be a JSON object with 'data', not \(document.tokens[document.root].kind)")
         }
         guard let data = document.member("data".utf8, ofObject: document.root), document.tokens[data].kind != .null else {
-            return RecordBatch()
+            let empty = RecordBatch()
+            return try body(empty)
         }
         var normalizer = Normalizer(context: context, response: document)
         try normalizer.normalize(data: data, plan: operation.plan, rootKey: rootKey, rootType: operation.rootType,
                                  isOperationRoot: true)
-        return normalizer.batch
+        return try body(normalizer.batch)
     }
 }

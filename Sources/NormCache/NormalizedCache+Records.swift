@@ -5,39 +5,55 @@ extension NormalizedCache {
     /// transaction and returns the changed fields as `recordKey.fieldKey` strings, in
     /// input order (none when not `reportingChanges`). On any error nothing is written.
     public func put(json: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
-        try merge(RecordBatch(json: json), reportingChanges: reportingChanges)
+        let batch = try RecordBatch(json: json)
+        return try merge(batch, reportingChanges: reportingChanges)
     }
 
-    /// Merges a batch in one transaction; returns the changed fields in input order when
-    /// `reportingChanges`.
-    func merge(_ batch: RecordBatch, reportingChanges: Bool) throws(NormCacheError) -> [String] {
-        let writtenAt = clock()
-        return try store.write(reserving: batch.byteCount) { (txn) throws(NormCacheError) -> [String] in
-            var changed: [(order: Int, key: String)] = []
-            let scratch = MergeScratch()
-            for entry in batch.entries {
-                let keyText = { String(decoding: entry.key, as: UTF8.self) }
-                let merged = try entry.key.withBytes { (key) throws(NormCacheError) -> MergedRecord in
-                    var existing: RecordView?
-                    if let stored = try txn.record(key) {
-                        guard let view = RecordView(stored) else { throw txn.damaged(key) }
-                        existing = view
+    /// Merges a batch in one transaction, records in key order; returns the changed
+    /// fields in input order when `reportingChanges`.
+    func merge(_ batch: borrowing RecordBatch, reportingChanges: Bool) throws(NormCacheError) -> [String] {
+        let encoder = RecordEncoder(writtenAt: clock())
+        let order = batch.recordsInKeyOrder()
+        let changes = try store.write(reserving: batch.byteCount) { (txn) throws(NormCacheError) -> [Change] in
+            var changes: [Change] = []
+            var merged = ByteBuffer()
+            let cursor = try txn.writeCursor()
+            defer { cursor.close() }
+            for recordIndex in order {
+                let record = batch.records[Int(recordIndex)]
+                let key = batch.key(of: Int(recordIndex))
+                let fields = batch.fields.elements(Int(record.first)..<Int(record.first + record.count))
+                let size = encoder.size(of: fields)
+                try RecordEncoder.check(size: size, key: key)
+                switch try txn.insert(key, reserving: size, cursor: cursor) {
+                case .reserved(let room):
+                    encoder.write(fields, of: batch, to: room)
+                    if reportingChanges {
+                        for field in 0..<fields.count { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
                     }
-                    let merged = try RecordView.merge(existing, entry.fields, writtenAt: writtenAt, recordKey: keyText(),
-                                                      writer: &scratch.writer, into: &scratch.record)
-                    if merged.rewritten {
-                        try scratch.record.withBytes { (record) throws(NormCacheError) in try txn.setRecord(key, record) }
+                case .existing(let stored):
+                    guard let view = RecordView(stored) else { throw txn.damaged(key) }
+                    let rewrite = try encoder.merge(view, fields, of: batch, into: &merged, key: key) { field in
+                        if reportingChanges { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
                     }
-                    return merged
-                }
-                guard reportingChanges else { continue }
-                for index in merged.changed {
-                    let field = entry.fields[index]
-                    changed.append((field.order, keyText() + "." + String(decoding: field.key, as: UTF8.self)))
+                    if rewrite { try txn.replace(key, with: merged.bytes, cursor: cursor) }
                 }
             }
-            return changed.sorted { $0.order < $1.order }.map(\.key)
+            return changes
         }
+        guard reportingChanges else { return [] }
+        return changes.sorted { $0.order < $1.order }.map { change in
+            let field = batch.fields[Int(change.field)]
+            return String(decoding: batch.key(of: Int(change.record)), as: UTF8.self) + "." + String(decoding: field.keyBytes, as: UTF8.self)
+        }
+    }
+
+    /// A field a write changed: its place in the input, its record and its index in the
+    /// batch's fields.
+    private struct Change {
+        var order: UInt32
+        var record: Int32
+        var field: UInt32
     }
 
     /// `put(json:)` for JSON text.

@@ -5,10 +5,35 @@
 /// Records below an object are added before the object's own fields, later list
 /// elements and later sibling fields after earlier ones: the batch merges in that
 /// order, so the later write wins.
-struct Normalizer {
+///
+/// The inner loop works on bytes alone: an object's members are matched to its shape's
+/// fields in one pass, their values encoded onto a scratch stack (the objects below
+/// encode above them and are gone when done), then copied into the batch in the shape's
+/// storage-key order; storage paths grow and shrink in one buffer, and a response path
+/// is only spelled out for an error.
+struct Normalizer: ~Copyable {
     let context: SelectionContext
     let response: JSONDocument
-    private(set) var batch = RecordBatch()
+    /// The records normalized so far.
+    var batch = RecordBatch()
+
+    /// Per field of each object being normalized: its member's value token (-1: none),
+    /// then where its encoded value lies in `scratch`.
+    private struct Slot {
+        var token: Int
+        var start: Int
+        var end: Int
+    }
+
+    private var slots = PlainArray<Slot>()
+    /// The encoded values of the fields of the objects being normalized.
+    private var scratch = ByteBuffer()
+    /// Storage paths and the keys of the objects being normalized; the storage path of
+    /// the current object's fields starts at `pathStart`.
+    private var paths = ByteBuffer()
+    private var pathStart = 0
+    /// The response path: list indexes (≥ 0) and response keys (`-1 - key id`).
+    private var path = PlainArray<Int>()
 
     init(context: SelectionContext, response: JSONDocument) {
         self.context = context
@@ -23,145 +48,225 @@ struct Normalizer {
         guard response.tokens[data].kind == .object else {
             throw NormCacheError(.data, "invalid response data at data: expected an object, found \(response.tokens[data].kind)")
         }
-        let typename = isOperationRoot ? rootType : try self.typename(of: data, declared: rootType, path: ResponsePath())
-        try object(data, plan: plan, recordKey: rootKey, typename: typename, parentType: rootType, path: ResponsePath())
+        paths.append(contentsOf: rootKey.utf8)
+        try object(data, plan: Unmanaged.passUnretained(plan), declaredType: context.shapes.typeID(rootType), via: nil,
+                   root: isOperationRoot ? .operation : .fragment)
         batch.finish()
     }
 
-    /// Adds the record of the object at `index`: its selected fields, then the key
-    /// fields its key was made of when the selection lacks them (a rule the network
-    /// document could not add without a schema).
-    private mutating func object(_ index: Int, plan: SelectionPlan, recordKey: String, typename: String?, parentType: String?,
-                                 path: ResponsePath, keyFields: [String] = []) throws(NormCacheError) {
-        var undecided = false
-        let fields = try context.collectFields(plan, typename: typename, parentType: parentType, undecided: &undecided)
-        var own: [(key: [UInt8], value: [UInt8])] = []
-        own.reserveCapacity(fields.count)
-        for collected in fields {
-            let field = collected.field
-            guard let member = response.member(field.responseKey.utf8, ofObject: index) else {
-                if collected.isAdded { continue }
-                throw error(path.appending(.key(field.responseKey)), "the response has no '\(field.responseKey)'")
+    /// Where an object stands: below a field, or at the root of an operation's data (typed
+    /// by the operation) or of a fragment's (typed by its `__typename`).
+    private enum Place {
+        case field
+        case operation
+        case fragment
+    }
+
+    /// Adds the record of the object at `index`, and the records below it first; below a
+    /// field, appends the reference to it to the field's value. The record's key is
+    /// `paths[pathStart...]` at the root, and else the object's key, or its storage path.
+    private mutating func object(_ index: Int, plan: Unmanaged<SelectionPlan>, declaredType: Int32,
+                                 via parent: UnsafeMutablePointer<ObjectShape.Field>?, root: Place = .field) throws(NormCacheError) {
+        // The typename: the response's, or the type the operation or the schema gives.
+        var unescaped = ByteBuffer()
+        var typename: UnsafeRawBufferPointer?
+        let typenameMember = member(named: ObjectShape.typenameKey, of: index)
+        if let typenameMember, root != .operation {
+            guard response.tokens[typenameMember].kind == .string else {
+                throw error(then: .key("__typename"), "__typename must be a string, found \(response.tokens[typenameMember].kind)")
             }
-            let storageKey = field.arguments.isEmpty ? field.name
-                : FieldStorageKey.make(name: field.name, arguments: field.arguments, variables: context.variables,
-                                       floatArguments: field.floatArguments)
-            var value: [UInt8] = []
-            try encode(member, plan: collected.plan, type: field.type, storagePath: recordKey + "." + storageKey,
-                       path: path.appending(.key(field.responseKey)), into: &value)
-            own.append((Array(storageKey.utf8), value))
+            typename = stringBytes(typenameMember, into: &unescaped)
+        } else {
+            typename = context.shapes.fallbackTypename(declaredType, rootTyped: root == .operation, schema: context.schema)
         }
-        for name in keyFields where !fields.contains(where: { $0.field.responseKey == name }) {
-            guard let member = response.member(name.utf8, ofObject: index) else { continue }
-            var value: [UInt8] = []
-            try FieldValue.encode(response, member, into: &value, context: "response path \(path.appending(.key(name)))")
-            own.append((Array(name.utf8), value))
+        let shape: ObjectShape
+        if let cached = parent?.pointee.lastChild, cached.matches(typename) {
+            shape = cached
+        } else {
+            shape = try context.shape(plan.takeUnretainedValue(), typename: typename, declaredType: declaredType)
+            parent?.pointee.lastChild = shape
         }
-        batch.add(recordKey: Array(recordKey.utf8), fields: own)
+        if typenameMember != nil, root != .operation, shape.isImpossible, let typename {
+            throw error(then: .key("__typename"), "'\(String(decoding: typename, as: UTF8.self))' is not a possible type of \(context.shapes.typeNames[Int(declaredType)])")
+        }
+        let frame = slots.append(count: shape.fields.count, filling: Slot(token: -1, start: 0, end: 0))
+        defer { slots.truncate(to: frame) }
+        matchMembers(of: index, to: shape, frame: frame)
+
+        // The key: at the root the given one; else the key rules', or the storage path.
+        let pathMark = paths.count, outerPathStart = pathStart
+        defer {
+            paths.truncate(to: pathMark)
+            pathStart = outerPathStart
+        }
+        var keyRule: ObjectShape.KeyRule?
+        if root == .field {
+            let keyed = try writeKey(of: index, shape: shape, typename: typename, frame: frame)
+            if keyed.byRule { keyRule = shape.keyRule }
+            if keyed.byRule || keyed.byResolver { pathStart = pathMark }
+        }
+        let keyStart = pathStart, keyEnd = paths.count
+
+        // The fields, objects below first.
+        let scratchMark = scratch.count
+        for fieldIndex in 0..<shape.fields.count {
+            let field = shape.fields.baseAddress.unsafelyUnwrapped + fieldIndex
+            let token = slots[frame + fieldIndex].token
+            path.append(-1 - Int(field.pointee.responseKeyID))
+            defer { path.removeLast() }
+            guard token >= 0 else {
+                if field.pointee.isAdded { continue }
+                throw error("the response has no '\(String(decoding: field.pointee.responseKey, as: UTF8.self))'")
+            }
+            let storagePathMark = paths.count
+            if field.pointee.plan != nil {
+                paths.append(UInt8(ascii: "."))
+                paths.append(field.pointee.storageKey)
+            }
+            let start = scratch.count
+            try encode(token, field: field, level: 0, shape: shape)
+            paths.truncate(to: storagePathMark)
+            slots[frame + fieldIndex].start = start
+            slots[frame + fieldIndex].end = scratch.count
+        }
+        // Key fields the selection lacks are stored too (a rule the network document
+        // could not add without a schema).
+        var extras: [(keyField: Int, start: Int, end: Int)] = []
+        if let keyRule {
+            for keyField in keyRule.unselected {
+                guard let member = member(named: keyRule.keyFields[keyField], of: index) else { continue }
+                let start = scratch.count
+                let (steps, shapes, name) = (path.elements(0..<path.count), context.shapes, keyRule.keyFields[keyField])
+                try FieldValue.encode(response, member, into: &scratch,
+                                      context: "response path \(shapes.responsePath(steps, then: .key(String(decoding: name, as: UTF8.self))))")
+                extras.append((keyField, start, scratch.count))
+            }
+        }
+
+        // The record, fields in storage-key order.
+        let runStart = batch.runStart
+        let firstOrder = batch.takeOrders(shape.fields.count + extras.count)
+        for fieldIndex in shape.storageOrder {
+            let slot = slots[frame + Int(fieldIndex)]
+            guard slot.token >= 0 else { continue }
+            try batch.appendField(key: shape.fields[Int(fieldIndex)].storageKey, copying: scratchBytes(slot.start, slot.end),
+                                  order: firstOrder + UInt32(fieldIndex))
+        }
+        for (position, extra) in extras.enumerated() {
+            try batch.appendField(key: keyRule.unsafelyUnwrapped.keyFields[extra.keyField], copying: scratchBytes(extra.start, extra.end),
+                                  order: firstOrder + UInt32(shape.fields.count + position))
+        }
+        let key = UnsafeRawBufferPointer(start: paths.start.unsafelyUnwrapped + keyStart, count: keyEnd - keyStart)
+        try batch.addRecord(key: key, runFrom: runStart, sorted: !shape.hasSharedStorageKeys && extras.isEmpty)
+        scratch.truncate(to: scratchMark)
+        if root == .field {
+            scratch.append(FieldValue.Tag.reference.rawValue)
+            scratch.appendLengthPrefixed(key)
+        }
     }
 
     /// Appends the binary form of one field value: leaves as they are, objects as
-    /// references to their records, lists element by element. The storage and response
-    /// paths are made only when needed (an object without a key, an error).
-    private mutating func encode(_ index: Int, plan: SelectionPlan?, type: TypeReference?, storagePath: @autoclosure () -> String,
-                                 path: @autoclosure () -> ResponsePath, into out: inout [UInt8]) throws(NormCacheError) {
+    /// references to their records, lists element by element. `level` counts the lists
+    /// entered within the field's type.
+    private mutating func encode(_ index: Int, field: UnsafeMutablePointer<ObjectShape.Field>, level: Int,
+                                 shape: ObjectShape) throws(NormCacheError) {
         let token = response.tokens[index]
-        var expected = type
-        if case .nonNull(let inner)? = type {
-            guard token.kind != .null else { throw error(path(), "null in a non-null position (\(Self.describe(type)))") }
-            expected = inner
-        }
+        let type = field.pointee.type
+        let plan = field.pointee.plan
         if token.kind == .null {
-            out.append(FieldValue.Tag.null.rawValue)
+            if type.isNonNull(at: level) {
+                throw error("null in a non-null position (\(Self.describe(shape, field, level: level)))")
+            }
+            scratch.append(FieldValue.Tag.null.rawValue)
             return
         }
-        var isList = false
-        if case .list = expected { isList = true }
-        if expected != nil, isList != (token.kind == .array), plan != nil || isList {
-            throw error(path(), "expected \(isList ? "a list" : "an object") (\(Self.describe(type))), found \(token.kind)")
+        let isList = type.isList(at: level)
+        if type.isKnown, isList != (token.kind == .array), plan != nil || isList {
+            throw error("expected \(isList ? "a list" : "an object") (\(Self.describe(shape, field, level: level))), found \(token.kind)")
         }
         switch token.kind {
+        case .string where !token.hasEscapes && plan == nil:
+            scratch.append(FieldValue.Tag.string.rawValue)
+            scratch.appendLengthPrefixed(response.rawText(index))
+        case .number where plan == nil:
+            scratch.append(FieldValue.Tag.number.rawValue)
+            scratch.appendLengthPrefixed(response.rawText(index))
         case .array where plan != nil || isList:
-            var elementType: TypeReference?
-            if case .list(let inner)? = expected { elementType = inner }
-            let bodyStart = FieldValue.beginContainer(.list, count: token.length, in: &out)
-            for (position, element) in response.elements(ofArray: index).enumerated() {
-                try encode(element, plan: plan, type: elementType, storagePath: storagePath() + ".\(position)",
-                           path: path().appending(.index(position)), into: &out)
+            let bodyStart = FieldValue.beginContainer(.list, count: token.length, in: &scratch)
+            var element = index + 1
+            for position in 0..<Int(token.length) {
+                path.append(position)
+                defer { path.removeLast() }
+                let storagePathMark = paths.count
+                if plan != nil {
+                    paths.append(UInt8(ascii: "."))
+                    paths.appendDecimal(position)
+                }
+                try encode(element, field: field, level: level + 1, shape: shape)
+                paths.truncate(to: storagePathMark)
+                element = Int(response.tokens[element].end)
             }
-            try FieldValue.endContainer(bodyStart: bodyStart, in: &out, context: "response path \(path())")
+            let (steps, shapes) = (path.elements(0..<path.count), context.shapes)
+            try FieldValue.endContainer(bodyStart: bodyStart, in: &scratch, context: "response path \(shapes.responsePath(steps))")
         case .object where plan != nil:
-            guard let plan else { return }
-            let objectPath = path()
-            let typename = try self.typename(of: index, declared: expected?.namedType, path: objectPath)
-            let keyed = try recordKey(of: index, plan: plan, typename: typename, declaredType: expected?.namedType, path: objectPath)
-            let key = keyed?.key ?? storagePath()
-            try object(index, plan: plan, recordKey: key, typename: typename, parentType: expected?.namedType ?? typename,
-                       path: objectPath, keyFields: keyed?.fields ?? [])
-            out.append(FieldValue.Tag.reference.rawValue)
-            out.appendLengthPrefixed(key.utf8)
+            try object(index, plan: plan.unsafelyUnwrapped, declaredType: field.pointee.namedType, via: field)
         default:
-            guard plan == nil else { throw error(path(), "expected an object, found \(token.kind)") }
-            try FieldValue.encode(response, index, into: &out, context: "response path \(path())")
+            guard plan == nil else { throw error("expected an object, found \(token.kind)") }
+            let (steps, shapes) = (path.elements(0..<path.count), context.shapes)
+            try FieldValue.encode(response, index, into: &scratch, context: "response path \(shapes.responsePath(steps))")
         }
     }
 
-    /// The object's `__typename`, or the declared type when the schema says it is an
-    /// object type; nil when neither tells.
-    private func typename(of index: Int, declared: String?, path: ResponsePath) throws(NormCacheError) -> String? {
-        if let member = response.member("__typename".utf8, ofObject: index) {
-            guard response.tokens[member].kind == .string else {
-                throw error(path.appending(.key("__typename")), "__typename must be a string, found \(response.tokens[member].kind)")
-            }
-            let typename = String(decoding: response.stringBytes(member), as: UTF8.self)
-            if let declared, let schema = context.schema, schema.type(named: declared) != nil, schema.type(named: typename) != nil,
-               !schema.possibleTypes(of: declared).contains(typename) {
-                throw error(path.appending(.key("__typename")), "'\(typename)' is not a possible type of \(declared)")
-            }
-            return typename
-        }
-        if let declared, context.schema?.type(named: declared)?.kind == .object { return declared }
-        return nil
-    }
+    // MARK: Keys
 
-    /// The key of an object by the key rules, and the key fields it was made of: the
-    /// programmatic rule's answer first, else
-    /// `<group>:<id>` with the id made of the
-    /// key fields' values (strings as they are, numbers as written; `\` and `+`
-    /// escaped, joined with `+`); nil when a key field is missing or not a string or
-    /// number, or its response key belongs to another field (an alias), or no rule applies.
-    private func recordKey(of index: Int, plan: SelectionPlan, typename: String?, declaredType: String?,
-                           path: ResponsePath) throws(NormCacheError) -> (key: String, fields: [String])? {
+    /// Writes the object's key at the end of `paths`, by the programmatic rule or the
+    /// type's key rule; writes nothing when neither gives one.
+    private mutating func writeKey(of index: Int, shape: ObjectShape, typename: UnsafeRawBufferPointer?,
+                                   frame: Int) throws(NormCacheError) -> (byResolver: Bool, byRule: Bool) {
         if let resolver = context.keyRules.resolver {
+            let typenameText = typename.map { String(decoding: $0, as: UTF8.self) }
             let answer: CacheKeyInfo?
             do {
-                answer = try resolver(typename, ResponseObject(document: response, index: index))
+                answer = try resolver(typenameText, ResponseObject(document: response, index: index))
             } catch let error as NormCacheError {
-                throw NormCacheError(.callback, "the key resolver failed at \(path): \(error.message)")
+                throw NormCacheError(.callback, "the key resolver failed at \(currentPath()): \(error.message)")
             } catch {
-                throw NormCacheError(.callback, "the key resolver failed at \(path): \(error)")
+                throw NormCacheError(.callback, "the key resolver failed at \(currentPath()): \(error)")
             }
             if let answer {
-                guard let group = answer.group ?? typename else {
-                    throw NormCacheError(.callback, "the key resolver gave an id but no group for an object without __typename at \(path)")
+                guard let group = answer.group ?? typenameText else {
+                    throw NormCacheError(.callback, "the key resolver gave an id but no group for an object without __typename at \(currentPath())")
                 }
-                return (group + ":" + answer.id, [])
+                paths.append(contentsOf: group.utf8)
+                paths.append(UInt8(ascii: ":"))
+                paths.append(contentsOf: answer.id.utf8)
+                return (true, false)
             }
         }
-        guard let typename,
-              let policy = context.keyRules.policy(for: typename, declaredType: declaredType, schema: context.schema) else { return nil }
-        var parts: [String] = []
-        for field in policy.keyFields {
-            // A response key that an alias or a field with arguments owns is not the key field.
-            if let owner = plan.field(withResponseKey: field), owner.name != field || !owner.arguments.isEmpty { return nil }
-            guard let member = response.member(field.utf8, ofObject: index) else { return nil }
-            switch response.tokens[member].kind {
-            case .string: parts.append(Self.escapeKeyPart(String(decoding: response.stringBytes(member), as: UTF8.self)))
-            case .number: parts.append(String(decoding: response.rawText(member), as: UTF8.self))
-            default: return nil
+        guard let rule = shape.keyRule, rule.isUsable else { return (false, false) }
+        let mark = paths.count
+        paths.append(rule.group)
+        paths.append(UInt8(ascii: ":"))
+        for (position, name) in rule.keyFields.enumerated() {
+            if position > 0 { paths.append(UInt8(ascii: "+")) }
+            let selected = rule.selectedFields[position]
+            let value = selected >= 0 ? slots[frame + selected].token : member(named: name, of: index) ?? -1
+            guard value >= 0 else {
+                paths.truncate(to: mark)
+                return (false, false)
+            }
+            switch response.tokens[value].kind {
+            case .string:
+                var unescaped = ByteBuffer()
+                paths.appendKeyPart(stringBytes(value, into: &unescaped))
+            case .number:
+                paths.append(response.rawText(value))
+            default:
+                paths.truncate(to: mark)
+                return (false, false)
             }
         }
-        return ((policy.group ?? typename) + ":" + parts.joined(separator: "+"), policy.keyFields)
+        return (false, true)
     }
 
     /// A key field value with `\` written `\\` and `+` written `\+`.
@@ -174,16 +279,109 @@ struct Normalizer {
         return String(escaped)
     }
 
-    private static func describe(_ type: TypeReference?) -> String {
-        switch type {
-        case .named(let name)?: return name
-        case .list(let inner)?: return "[" + describe(inner) + "]"
-        case .nonNull(let inner)?: return describe(inner) + "!"
-        case nil: return "unknown type"
+    // MARK: Members
+
+    /// Notes the value token of each member of the object at `index` in the slot of the
+    /// shape's field of its response key (the first member of a name wins). Members
+    /// mostly come in the order of the fields: each is tried first against the field
+    /// after the one the last member matched.
+    private mutating func matchMembers(of index: Int, to shape: ObjectShape, frame: Int) {
+        let count = shape.fields.count
+        guard count > 0 else { return }
+        var expected = 0
+        var keyToken = index + 1
+        for _ in 0..<Int(response.tokens[index].length) {
+            let valueToken = keyToken + 1
+            defer { keyToken = Int(response.tokens[valueToken].end) }
+            var found = -1
+            if expected < count, keyEquals(keyToken, shape.fields[expected].responseKey) {
+                found = expected
+            } else {
+                for candidate in 0..<count where keyEquals(keyToken, shape.fields[candidate].responseKey) {
+                    found = candidate
+                    break
+                }
+            }
+            guard found >= 0 else { continue }
+            expected = found + 1
+            if slots[frame + found].token < 0 { slots[frame + found].token = valueToken }
         }
     }
 
-    private func error(_ path: ResponsePath, _ message: String) -> NormCacheError {
-        NormCacheError(.data, "invalid response data at \(path): \(message)")
+    /// The value token of the first member named `name` of the object at `index`.
+    private func member(named name: UnsafeRawBufferPointer, of index: Int) -> Int? {
+        var keyToken = index + 1
+        for _ in 0..<Int(response.tokens[index].length) {
+            if keyEquals(keyToken, name) { return keyToken + 1 }
+            keyToken = Int(response.tokens[keyToken + 1].end)
+        }
+        return nil
+    }
+
+    /// Whether the member key token `keyToken` decodes to `name`.
+    @inline(__always)
+    private func keyEquals(_ keyToken: Int, _ name: UnsafeRawBufferPointer) -> Bool {
+        let token = response.tokens[keyToken]
+        if !token.hasEscapes {
+            return Int(token.length) == name.count && KeyBytes.equal(response.rawText(keyToken), name)
+        }
+        return response.string(keyToken, equalsBytes: name)
+    }
+
+    /// The decoded bytes of the string token `index`: in place, or unescaped into `buffer`.
+    private func stringBytes(_ index: Int, into buffer: inout ByteBuffer) -> UnsafeRawBufferPointer {
+        guard response.tokens[index].hasEscapes else { return response.rawText(index) }
+        buffer.append(contentsOf: response.stringBytes(index))
+        return buffer.bytes
+    }
+
+    private func scratchBytes(_ start: Int, _ end: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: scratch.start.map { $0 + start }, count: end - start)
+    }
+
+    // MARK: Errors
+
+    private func currentPath(then extra: ResponsePathSegment? = nil) -> ResponsePath {
+        context.shapes.responsePath(path.elements(0..<path.count), then: extra)
+    }
+
+    private func error(then extra: ResponsePathSegment? = nil, _ message: String) -> NormCacheError {
+        NormCacheError(.data, "invalid response data at \(currentPath(then: extra)): \(message)")
+    }
+
+    /// The type of a field's value at `level` lists in, as GraphQL writes it.
+    private static func describe(_ shape: ObjectShape, _ field: UnsafeMutablePointer<ObjectShape.Field>, level: Int) -> String {
+        var type = shape.collected[field - shape.fields.baseAddress.unsafelyUnwrapped].field.type
+        for _ in 0..<level {
+            if case .nonNull(let inner)? = type { type = inner }
+            if case .list(let inner)? = type { type = inner }
+        }
+        return type.map(GraphQLPrinter.print) ?? "unknown type"
+    }
+}
+
+extension ByteBuffer {
+    /// Appends a key field value with `\` written `\\` and `+` written `\+`.
+    mutating func appendKeyPart(_ value: UnsafeRawBufferPointer) {
+        for byte in value {
+            if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "+") { append(UInt8(ascii: "\\")) }
+            append(byte)
+        }
+    }
+
+    /// Appends a non-negative integer in decimal.
+    mutating func appendDecimal(_ value: Int) {
+        var digits = 1, rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        let out = reserve(digits)
+        rest = value
+        for position in stride(from: digits - 1, through: 0, by: -1) {
+            out.storeBytes(of: UInt8(ascii: "0") + UInt8(rest % 10), toByteOffset: position, as: UInt8.self)
+            rest /= 10
+        }
+        advance(by: digits)
     }
 }

@@ -55,6 +55,8 @@ final class ObjectShape {
         var group: UnsafeRawBufferPointer
         /// The response keys whose values form the id.
         var keyFields: [UnsafeRawBufferPointer]
+        /// Per key field, the index of the selected field of its response key, or -1.
+        var selectedFields: [Int]
         /// False when a key field's response key belongs to another field (an alias, or
         /// the field with arguments): such objects have no key.
         var isUsable: Bool
@@ -173,7 +175,9 @@ final class ObjectShape {
         }
         typename = typenameRange.map(bytes)
         keyRule = rule.map { rule in
-            KeyRule(group: bytes(groupRange!), keyFields: keyFieldRanges.map(bytes), isUsable: rule.isUsable, unselected: rule.unselected)
+            KeyRule(group: bytes(groupRange!), keyFields: keyFieldRanges.map(bytes),
+                    selectedFields: rule.keyFields.map { name in collected.firstIndex { Array($0.field.responseKey.utf8) == name } ?? -1 },
+                    isUsable: rule.isUsable, unselected: rule.unselected)
         }
 
         fields = .allocate(capacity: collected.count)
@@ -209,6 +213,12 @@ final class ObjectShape {
         lookupOrder.deallocate()
         lastPositions.deallocate()
         free(text)
+    }
+
+    /// `__typename` as bytes: the response key and the storage key of an object's typename.
+    static var typenameKey: UnsafeRawBufferPointer {
+        let name: StaticString = "__typename"
+        return UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
     }
 
     /// Whether the shape was compiled for `typename` (nil: for an unknown typename).
@@ -285,6 +295,14 @@ final class ShapeMemo {
         guard declaredType >= 0 else { return nil }
         guard rootTyped || schema?.type(named: typeNames[Int(declaredType)])?.kind == .object else { return nil }
         return typeNameBytes[Int(declaredType)]
+    }
+
+    /// The response path of `steps`: list indexes (≥ 0) and response keys (`-1 - key
+    /// id`), then `extra`.
+    func responsePath(_ steps: UnsafeMutableBufferPointer<Int>, then extra: ResponsePathSegment? = nil) -> ResponsePath {
+        var segments = steps.map { step -> ResponsePathSegment in step >= 0 ? .index(step) : .key(responseKeys[-1 - step]) }
+        if let extra { segments.append(extra) }
+        return ResponsePath(segments: segments)
     }
 
     /// The id of a response key.

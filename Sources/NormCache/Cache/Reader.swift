@@ -23,9 +23,9 @@ struct Reader: ~Copyable {
     /// What `touch` loaded, kept so that the loads are made.
     private var touched: UInt8 = 0
     /// The response path: list indexes (≥ 0) and response keys (`-1 - key id`).
-    private var path = ScratchStack<Int>()
+    private var path = PlainArray<Int>()
     /// The stored values of the fields of the objects being read, a frame per object.
-    private var values = ScratchStack<UnsafeRawBufferPointer>()
+    private var values = PlainArray<UnsafeRawBufferPointer>()
     private var records = RecordCache()
     /// Whether field policies make the fields of an object depend on its typename.
     private let policiesNeedTypename: Bool
@@ -85,8 +85,8 @@ struct Reader: ~Copyable {
         if shape.undecided {
             noteMissing(then: .key("__typename"))
         }
-        let frame = values.push(count: shape.fields.count, filling: UnsafeRawBufferPointer(start: nil, count: 0))
-        defer { values.pop(to: frame) }
+        let frame = values.append(count: shape.fields.count, filling: UnsafeRawBufferPointer(start: nil, count: 0))
+        defer { values.truncate(to: frame) }
         if let record { try lookUp(shape, in: record, key: key, frame: frame) }
 
         out.append(UInt8(ascii: "{"))
@@ -96,8 +96,8 @@ struct Reader: ~Copyable {
             let name = field.pointee.outputName
             out.append(first ? UnsafeRawBufferPointer(rebasing: name.dropFirst()) : name)
             first = false
-            path.push(-1 - Int(field.pointee.responseKeyID))
-            defer { path.popOne() }
+            path.append(-1 - Int(field.pointee.responseKeyID))
+            defer { path.removeLast() }
             let stored = values[frame + Int(index)]
             if field.pointee.isTypename {
                 if let name = Self.string(stored) ?? shape.fallbackTypename {
@@ -131,7 +131,7 @@ struct Reader: ~Copyable {
             let guess = Int(shape.lastPositions[slot])
             if guess < record.count {
                 guard let entry = record.entry(at: guess) else { throw txn.damaged(key) }
-                if ByteOrder.equal(entry.key, wanted) {
+                if KeyBytes.equal(entry.key, wanted) {
                     values[frame + index] = entry.value
                     continue
                 }
@@ -179,8 +179,8 @@ struct Reader: ~Copyable {
             out.append(UInt8(ascii: "["))
             for position in 0..<count {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
-                path.push(Int(position))
-                defer { path.popOne() }
+                path.append(Int(position))
+                defer { path.removeLast() }
                 try value(&elements, field: field, level: level + 1, recordKey: recordKey)
             }
             out.append(UInt8(ascii: "]"))
@@ -208,8 +208,8 @@ struct Reader: ~Copyable {
             out.append(UInt8(ascii: "["))
             for (position, key) in keys.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
-                path.push(position)
-                defer { path.popOne() }
+                path.append(position)
+                defer { path.removeLast() }
                 try object(key, plan: plan, field: field)
             }
             out.append(UInt8(ascii: "]"))
@@ -270,28 +270,16 @@ struct Reader: ~Copyable {
 
     /// Notes the current path (and `extra` after it) as missing.
     private mutating func noteMissing(then extra: ResponsePathSegment? = nil) {
-        var segments = currentSegments()
-        if let extra { segments.append(extra) }
-        missing.append(segments)
-    }
-
-    private func currentSegments() -> [ResponsePathSegment] {
-        (0..<path.count).map { position in
-            let step = path[position]
-            return step >= 0 ? .index(step) : .key(context.shapes.responseKeys[-1 - step])
-        }
+        missing.append(context.shapes.responsePath(path.elements(0..<path.count), then: extra).segments)
     }
 
     private func currentPath() -> ResponsePath {
-        ResponsePath(segments: currentSegments())
+        context.shapes.responsePath(path.elements(0..<path.count))
     }
 
     /// The bytes of the `__typename` a record stores, if it stores a string there.
     private func storedTypename(_ record: RecordView, _ key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer? {
-        let name: StaticString = "__typename"
-        guard let found = record.index(of: UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)) else {
-            throw txn.damaged(key)
-        }
+        guard let found = record.index(of: ObjectShape.typenameKey) else { throw txn.damaged(key) }
         return found.flatMap { record.entry(at: $0) }.flatMap { Self.string($0.value) }
     }
 

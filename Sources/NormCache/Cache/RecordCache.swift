@@ -30,9 +30,9 @@ struct RecordCache: ~Copyable {
     @inline(__always)
     func record(_ key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         guard let slots else { return nil }
-        var index = Self.hash(key) & mask
+        var index = Int(truncatingIfNeeded: KeyBytes.hash(key)) & mask
         while let stored = slots[index].key {
-            if ByteOrder.equal(UnsafeRawBufferPointer(start: stored, count: slots[index].keyCount), key) { return slots[index].record }
+            if KeyBytes.equal(UnsafeRawBufferPointer(start: stored, count: slots[index].keyCount), key) { return slots[index].record }
             index = (index &+ 1) & mask
         }
         return nil
@@ -47,7 +47,7 @@ struct RecordCache: ~Copyable {
             grow()
         }
         let slots = slots.unsafelyUnwrapped
-        var index = Self.hash(key) & mask
+        var index = Int(truncatingIfNeeded: KeyBytes.hash(key)) & mask
         while slots[index].key != nil { index = (index &+ 1) & mask }
         slots[index] = Slot(key: keyStart, keyCount: key.count, record: record)
         used += 1
@@ -63,31 +63,10 @@ struct RecordCache: ~Copyable {
         guard let old else { return }
         for index in 0..<oldCount {
             guard let key = old[index].key else { continue }
-            var target = Self.hash(UnsafeRawBufferPointer(start: key, count: old[index].keyCount)) & mask
+            var target = Int(truncatingIfNeeded: KeyBytes.hash(UnsafeRawBufferPointer(start: key, count: old[index].keyCount))) & mask
             while grown[target].key != nil { target = (target &+ 1) & mask }
             grown[target] = old[index]
         }
         old.deallocate()
-    }
-
-    /// A hash of the key's bytes, eight at a time.
-    @inline(__always)
-    private static func hash(_ key: UnsafeRawBufferPointer) -> Int {
-        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(truncatingIfNeeded: key.count)
-        guard let base = key.baseAddress else { return Int(truncatingIfNeeded: hash) }
-        var position = 0
-        while position &+ 8 <= key.count {
-            hash = (hash ^ base.loadUnaligned(fromByteOffset: position, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            hash ^= hash >> 32
-            position &+= 8
-        }
-        var tail: UInt64 = 0
-        while position < key.count {
-            tail = tail << 8 | UInt64(base.load(fromByteOffset: position, as: UInt8.self))
-            position &+= 1
-        }
-        hash = (hash ^ tail) &* 0xC4CE_B9FE_1A85_EC53
-        hash ^= hash >> 29
-        return Int(truncatingIfNeeded: hash)
     }
 }

@@ -4,7 +4,7 @@ extension FieldValue {
     /// An object whose only member is `"$reference"` with a non-empty string becomes a
     /// reference; any other object that has a `"$reference"` member is an error.
     /// `context` names the field for error messages.
-    static func encode(_ document: JSONDocument, _ index: Int, into out: inout [UInt8],
+    static func encode(_ document: JSONDocument, _ index: Int, into out: inout ByteBuffer,
                        context: @autoclosure () -> String) throws(NormCacheError) {
         let token = document.tokens[index]
         switch token.kind {
@@ -17,7 +17,7 @@ extension FieldValue {
         case .string:
             out.append(Tag.string.rawValue)
             if token.hasEscapes {
-                out.appendLengthPrefixed(document.stringBytes(index))
+                document.stringBytes(index).withUnsafeBytes { out.appendLengthPrefixed($0) }
             } else {
                 out.appendLengthPrefixed(document.rawText(index))
             }
@@ -30,12 +30,12 @@ extension FieldValue {
         case .object:
             if let key = try reference(in: document, index, context: context()) {
                 out.append(Tag.reference.rawValue)
-                out.appendLengthPrefixed(key)
+                key.withUnsafeBytes { out.appendLengthPrefixed($0) }
                 return
             }
             let bodyStart = beginContainer(.object, count: token.length, in: &out)
             for member in document.members(ofObject: index) {
-                out.appendLengthPrefixed(document.stringBytes(member.key))
+                document.stringBytes(member.key).withUnsafeBytes { out.appendLengthPrefixed($0) }
                 try encode(document, member.value, into: &out, context: context())
             }
             try endContainer(bodyStart: bodyStart, in: &out, context: context())
@@ -62,7 +62,8 @@ extension FieldValue {
 
     /// Starts a list or object: its tag, element count and a body length to fill in by
     /// `endContainer`; returns where the body starts.
-    static func beginContainer(_ tag: Tag, count: UInt32, in out: inout [UInt8]) -> Int {
+    @inline(__always)
+    static func beginContainer(_ tag: Tag, count: UInt32, in out: inout ByteBuffer) -> Int {
         out.append(tag.rawValue)
         out.appendVarint(UInt64(count))
         out.appendUInt32(0)
@@ -70,11 +71,21 @@ extension FieldValue {
     }
 
     /// Fills in the body length of the container whose body starts at `bodyStart`.
-    static func endContainer(bodyStart: Int, in out: inout [UInt8],
-                                     context: @autoclosure () -> String) throws(NormCacheError) {
+    @inline(__always)
+    static func endContainer(bodyStart: Int, in out: inout ByteBuffer,
+                             context: @autoclosure () -> String) throws(NormCacheError) {
         guard let length = UInt32(exactly: out.count - bodyStart) else {
             throw NormCacheError(.json, "a list or object in \(context()) encodes to more than 4 GiB")
         }
         out.setUInt32(length, at: bodyStart - 4)
+    }
+}
+
+extension ByteBuffer {
+    /// Appends a length-prefixed byte string (varint length, bytes).
+    @inline(__always)
+    mutating func appendLengthPrefixed(_ bytes: UnsafeRawBufferPointer) {
+        appendVarint(UInt64(bytes.count))
+        append(bytes)
     }
 }

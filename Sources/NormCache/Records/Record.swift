@@ -118,7 +118,7 @@ struct RecordView {
         while low < high {
             let middle = (low + high) / 2
             guard let candidate = entry(at: middle) else { return nil }
-            let order = ByteOrder.compare(candidate.key, key)
+            let order = KeyBytes.compare(candidate.key, key)
             if order == 0 { return .some(middle) }
             if order < 0 { low = middle + 1 } else { high = middle }
         }

@@ -1,155 +1,377 @@
-/// Records to write, with values in their binary form, parsed from the JSON notation
-/// `{"Key": {"field": value, "ref": {"$reference": "Other:1"}}}` or built by the
-/// normalizer. A key given twice is merged in input order (later fields win), so each
-/// record appears once, at the place of its first appearance; call `finish` after the
-/// last `add`.
-struct RecordBatch {
-    /// One record of the batch.
-    struct Entry {
-        /// The record key's UTF-8 bytes.
-        var key: [UInt8]
-        /// Its fields, keys unique, in order of first appearance.
-        var fields: [IncomingField]
+import Glibc
+
+/// Records to write, with values in their binary form (`FieldValue`), built by the
+/// normalizer or parsed from the records JSON notation
+/// `{"Key": {"field": value, "ref": {"$reference": "Other:1"}}}`.
+///
+/// Everything lives in a few flat blocks: record keys and values in byte arenas, fields
+/// and records in plain arrays, and an index from record key to record. Each record's
+/// fields are one run of the field array, in ascending key order with keys unique, so
+/// that a write merges it with the stored record in one pass. A record given again
+/// merges as it comes: a later value wins, and a field keeps the place in the input of
+/// its first appearance (its `order`, by which changed fields are reported). Call
+/// `finish` after the last record.
+///
+/// Field keys are not copied: they point at bytes that outlive the batch's use (the
+/// storage keys of the call's shapes, or the caller's JSON), or at copies the batch owns.
+struct RecordBatch: ~Copyable {
+    /// One field of a record.
+    struct Field {
+        /// The field key's bytes (see the type's notes on who owns them).
+        var key: UnsafeRawPointer?
+        var keyCount: UInt32
+        /// The encoded value: `values[valueStart ..< valueStart + valueCount]`.
+        var valueStart: UInt32
+        var valueCount: UInt32
+        /// The field's first appearance in the input, counted across records.
+        var order: UInt32
+
+        /// The key's bytes.
+        @inline(__always)
+        var keyBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: key, count: Int(keyCount)) }
+    }
+
+    /// One record.
+    struct Record {
+        /// The key: `keys[keyStart ..< keyStart + keyCount]`.
+        var keyStart: UInt32
+        var keyCount: UInt32
+        /// Its fields: `fields[first ..< first + count]`, ascending by key, keys unique.
+        var first: UInt32
+        var count: UInt32
+        /// Runs given since that `finish` merges in: an index into `laterRuns`, or -1.
+        var later: Int32
+    }
+
+    private struct Run {
+        var first: UInt32
+        var count: UInt32
+        var next: Int32
     }
 
     /// The records in order of first appearance.
-    private(set) var entries: [Entry] = []
-    private var entryIndex: [RecordKeyBytes: Int] = [:]
-    private var fieldCount = 0
-    /// The bytes of the record keys, field keys and values added: what the write stores,
-    /// about.
+    private(set) var records = PlainArray<Record>()
+    /// The fields of every record (and runs no record uses any more).
+    private(set) var fields = PlainArray<Field>()
+    /// The encoded values.
+    var values = ByteBuffer()
+    /// The record keys.
+    private(set) var keys = ByteBuffer()
+    private var laterRuns = PlainArray<Run>()
+    private var index = RecordIndex()
+    private var nextOrder: UInt32 = 0
+    /// Field keys the batch copied (unescaped keys of JSON input).
+    private var ownedKeys: [UnsafeMutableRawPointer] = []
+    /// The bytes of the record keys, field keys and values added: what the write
+    /// stores, about.
     private(set) var byteCount = 0
+
+    /// The most fields a record given again is merged with as it comes; past that its
+    /// runs are merged once, by `finish` (no quadratic cost for a record given many
+    /// times over with ever more fields).
+    private static let eagerMergeLimit = 64
 
     /// An empty batch.
     init() {}
 
-    /// Adds fields of the record `key` (values encoded as `FieldValue`); the record is
-    /// in the batch even with no fields. A field key the record has already takes the new
-    /// value at its first place; records of many fields leave that to `finish`.
-    mutating func add(recordKey key: [UInt8], fields: [(key: [UInt8], value: [UInt8])]) {
-        let index = entry(for: key)
-        entries[index].fields.reserveCapacity(entries[index].fields.count + fields.count)
-        for field in fields {
-            byteCount += field.key.count + field.value.count
-            if entries[index].fields.count <= Self.inPlaceLimit,
-               let existing = entries[index].fields.firstIndex(where: { $0.key.elementsEqual(field.key) }) {
-                entries[index].fields[existing].replaceValue(with: field.value)
-            } else {
-                entries[index].fields.append(IncomingField(key: field.key, value: field.value, order: fieldCount))
+    deinit {
+        for key in ownedKeys { free(key) }
+    }
+
+    // MARK: Adding records
+
+    /// The place of the next field: a record's run starts here.
+    var runStart: Int { fields.count }
+
+    /// Takes `count` consecutive input positions for fields; returns the first.
+    mutating func takeOrders(_ count: Int) -> UInt32 {
+        let first = nextOrder
+        nextOrder &+= UInt32(truncatingIfNeeded: count)
+        return first
+    }
+
+    /// Appends a field of the run being built whose value `encode` appends to `values`;
+    /// `key` must outlive the batch's use.
+    @inline(__always)
+    mutating func appendField(key: UnsafeRawBufferPointer, order: UInt32,
+                              encode: (inout ByteBuffer) throws(NormCacheError) -> Void) throws(NormCacheError) {
+        let start = values.count
+        try encode(&values)
+        try appendField(key: key, valueStart: start, order: order)
+    }
+
+    /// Appends a field of the run being built with a copy of `value`; `key` must outlive
+    /// the batch's use.
+    @inline(__always)
+    mutating func appendField(key: UnsafeRawBufferPointer, copying value: UnsafeRawBufferPointer, order: UInt32) throws(NormCacheError) {
+        let start = values.count
+        values.append(value)
+        try appendField(key: key, valueStart: start, order: order)
+    }
+
+    /// Appends a field whose key the batch copies first (a key that does not outlive the call).
+    mutating func appendField(copyingKey key: [UInt8], copying value: UnsafeRawBufferPointer, order: UInt32) throws(NormCacheError) {
+        let copy = malloc(Swift.max(1, key.count)).unsafelyUnwrapped
+        key.withUnsafeBytes { if let base = $0.baseAddress { copy.copyMemory(from: base, byteCount: key.count) } }
+        ownedKeys.append(copy)
+        try appendField(key: UnsafeRawBufferPointer(start: copy, count: key.count), copying: value, order: order)
+    }
+
+    private mutating func appendField(key: UnsafeRawBufferPointer, valueStart: Int, order: UInt32) throws(NormCacheError) {
+        guard values.count <= Int(UInt32.max) else {
+            throw NormCacheError(.invalidArgument, "the records of one write take more than 4 GiB")
+        }
+        fields.append(Field(key: key.baseAddress, keyCount: UInt32(key.count),
+                            valueStart: UInt32(valueStart), valueCount: UInt32(values.count - valueStart), order: order))
+        byteCount &+= key.count &+ values.count &- valueStart &+ 8
+    }
+
+    /// Ends the run that started at `start` as fields of the record `key` (which may
+    /// have none). `sorted`: the run is in ascending key order with keys unique; else
+    /// it is sorted here, and of a key given twice the later value wins.
+    mutating func addRecord(key: UnsafeRawBufferPointer, runFrom start: Int, sorted: Bool) throws(NormCacheError) {
+        if !sorted { sortRun(from: start) }
+        let count = fields.count - start
+        let hash = KeyBytes.hash(key)
+        if let existing = index.find(key, hash: hash, in: keys, records: records) {
+            mergeRun(from: start, count: count, into: existing)
+            return
+        }
+        guard keys.count + key.count <= Int(UInt32.max) else {
+            throw NormCacheError(.invalidArgument, "the record keys of one write take more than 4 GiB")
+        }
+        let keyStart = keys.count
+        keys.append(key)
+        records.append(Record(keyStart: UInt32(keyStart), keyCount: UInt32(key.count), first: UInt32(start),
+                              count: UInt32(count), later: -1))
+        index.insert(hash: hash, record: records.count - 1, keys: keys, records: records)
+        byteCount &+= key.count &+ 16
+    }
+
+    /// Merges the run `fields[start...]` into the record `target`: at once while it is
+    /// small, else at `finish`.
+    private mutating func mergeRun(from start: Int, count: Int, into target: Int) {
+        var record = records[target]
+        defer { records[target] = record }
+        if record.later >= 0 || Int(record.count) + count > Self.eagerMergeLimit {
+            laterRuns.append(Run(first: UInt32(start), count: UInt32(count), next: record.later))
+            record.later = Int32(laterRuns.count - 1)
+            return
+        }
+        let old = Int(record.first), oldCount = Int(record.count)
+        // The same keys again (the same selection of the same object): new values in place.
+        if oldCount == count, (0..<count).allSatisfy({ fieldsHaveSameKey(old + $0, start + $0) }) {
+            for offset in 0..<count {
+                fields[old + offset].valueStart = fields[start + offset].valueStart
+                fields[old + offset].valueCount = fields[start + offset].valueCount
             }
-            fieldCount += 1
+            fields.truncate(to: start)
+            return
+        }
+        let merged = fields.count
+        var left = old, right = start
+        let leftEnd = old + oldCount, rightEnd = start + count
+        while left < leftEnd || right < rightEnd {
+            if right == rightEnd {
+                fields.append(fields[left]); left += 1
+            } else if left == leftEnd {
+                fields.append(fields[right]); right += 1
+            } else {
+                let order = fieldsHaveSameKey(left, right) ? 0 : KeyBytes.compare(fields[left].keyBytes, fields[right].keyBytes)
+                if order < 0 {
+                    fields.append(fields[left]); left += 1
+                } else if order > 0 {
+                    fields.append(fields[right]); right += 1
+                } else {
+                    var later = fields[right]
+                    later.order = fields[left].order
+                    fields.append(later)
+                    left += 1; right += 1
+                }
+            }
+        }
+        let mergedCount = fields.count - merged
+        fields.address(of: start).update(from: fields.address(of: merged), count: mergedCount)
+        fields.truncate(to: start + mergedCount)
+        record.first = UInt32(start)
+        record.count = UInt32(mergedCount)
+    }
+
+    @inline(__always)
+    private func fieldsHaveSameKey(_ left: Int, _ right: Int) -> Bool {
+        let a = fields[left], b = fields[right]
+        return a.keyCount == b.keyCount && (a.key == b.key || KeyBytes.equal(a.keyBytes, b.keyBytes))
+    }
+
+    /// Sorts `fields[start...]` by key, stably; of equal keys the last value stays, with
+    /// the order of the first.
+    private mutating func sortRun(from start: Int) {
+        let count = fields.count - start
+        guard count > 1 else { return }
+        let run = fields.elements(start..<fields.count)
+        if count <= 16 {
+            for position in 1..<count {
+                let moving = run[position]
+                var slot = position
+                while slot > 0, KeyBytes.compare(run[slot - 1].keyBytes, moving.keyBytes) > 0 {
+                    run[slot] = run[slot - 1]
+                    slot -= 1
+                }
+                run[slot] = moving
+            }
+        } else {
+            let sorted = run.indices.sorted { left, right in
+                let order = KeyBytes.compare(run[left].keyBytes, run[right].keyBytes)
+                return order == 0 ? left < right : order < 0
+            }.map { run[$0] }
+            _ = run.update(from: sorted)
+        }
+        // Collapse runs of one key: the last value, the first order.
+        var kept = 0
+        for position in 0..<count {
+            if kept > 0, KeyBytes.equal(run[kept - 1].keyBytes, run[position].keyBytes) {
+                let order = run[kept - 1].order
+                run[kept - 1] = run[position]
+                run[kept - 1].order = order
+            } else {
+                run[kept] = run[position]
+                kept += 1
+            }
+        }
+        fields.truncate(to: start + kept)
+    }
+
+    /// Merges the runs of records given many times over (see `eagerMergeLimit`).
+    mutating func finish() {
+        for target in 0..<records.count where records[target].later >= 0 {
+            var runs: [(first: Int, count: Int)] = []
+            var next = Int(records[target].later)
+            while next >= 0 {
+                runs.append((Int(laterRuns[next].first), Int(laterRuns[next].count)))
+                next = Int(laterRuns[next].next)
+            }
+            let start = fields.count
+            for offset in 0..<Int(records[target].count) { fields.append(fields[Int(records[target].first) + offset]) }
+            for run in runs.reversed() {
+                for offset in 0..<run.count { fields.append(fields[run.first + offset]) }
+            }
+            sortRun(from: start)
+            records[target].first = UInt32(start)
+            records[target].count = UInt32(fields.count - start)
+            records[target].later = -1
+        }
+        laterRuns.truncate(to: 0)
+    }
+
+    // MARK: Reading
+
+    /// The key of record `index`.
+    @inline(__always)
+    func key(of index: Int) -> UnsafeRawBufferPointer {
+        let record = records[index]
+        return UnsafeRawBufferPointer(start: keys.start.unsafelyUnwrapped + Int(record.keyStart), count: Int(record.keyCount))
+    }
+
+    /// The encoded value of a field.
+    @inline(__always)
+    func value(of field: Field) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: values.start.map { $0 + Int(field.valueStart) }, count: Int(field.valueCount))
+    }
+
+    /// The record indices in ascending key order: the order LMDB takes them fastest in.
+    func recordsInKeyOrder() -> [Int32] {
+        let prefixes = (0..<records.count).map { index -> UInt64 in
+            let key = self.key(of: index)
+            var prefix: UInt64 = 0
+            for offset in 0..<8 { prefix = prefix << 8 | UInt64(offset < key.count ? key[offset] : 0) }
+            return prefix
+        }
+        return (0..<Int32(records.count)).sorted { left, right in
+            let a = prefixes[Int(left)], b = prefixes[Int(right)]
+            if a != b { return a < b }
+            return KeyBytes.compare(key(of: Int(left)), key(of: Int(right))) < 0
         }
     }
 
-    /// The most fields of a record whose repeated keys `add` collapses as they come.
-    private static let inPlaceLimit = 32
-
-    private mutating func entry(for key: [UInt8]) -> Int {
-        let index = entries.count
-        let existing = entryIndex[RecordKeyBytes(key), default: index]
-        guard existing == index else { return existing }
-        entryIndex[RecordKeyBytes(key)] = index
-        entries.append(Entry(key: key, fields: []))
-        byteCount += key.count
-        return index
-    }
-
-    /// The batch in the records JSON notation, fields in order of first appearance.
+    /// The batch in the records JSON notation, records and fields in order of first appearance.
     func json() -> [UInt8] {
         var out = ByteBuffer()
         out.append(UInt8(ascii: "{"))
-        for (index, entry) in entries.enumerated() {
+        for index in 0..<records.count {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.appendQuoted(entry.key)
+            out.appendQuoted(key(of: index))
             out.append(":{")
-            for (fieldIndex, field) in entry.fields.enumerated() {
-                if fieldIndex > 0 { out.append(UInt8(ascii: ",")) }
-                out.appendQuoted(field.key)
+            let record = records[index]
+            let run = fields.elements(Int(record.first)..<Int(record.first + record.count))
+            for (position, field) in run.sorted(by: { $0.order < $1.order }).enumerated() {
+                if position > 0 { out.append(UInt8(ascii: ",")) }
+                out.appendQuoted(field.keyBytes)
                 out.append(UInt8(ascii: ":"))
-                Array(field.value).withUnsafeBytes { bytes in
-                    var reader = ByteReader(bytes)
-                    _ = FieldValue.appendJSON(from: &reader, to: &out)
-                }
+                var reader = ByteReader(value(of: field))
+                _ = FieldValue.appendJSON(from: &reader, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "}"))
         return out.array
     }
-
-    /// Parses and validates records JSON; throws `.json` or `.invalidArgument` errors
-    /// naming the byte offset and the record.
-    init(json bytes: UnsafeRawBufferPointer) throws(NormCacheError) {
-        let document = try JSONDocument(scanning: bytes)
-        guard document.tokens[document.root].kind == .object else {
-            throw NormCacheError(.json, "JSON error at byte \(document.tokens[document.root].offset): records must be a JSON object of record keys, not \(document.tokens[document.root].kind)")
-        }
-        for record in document.members(ofObject: document.root) {
-            let key = document.stringBytes(record.key)
-            let keyText = String(decoding: key, as: UTF8.self)
-            guard !key.isEmpty else {
-                throw NormCacheError(.invalidArgument, "empty record key at byte \(document.tokens[record.key].offset - 1)")
-            }
-            let fieldsToken = document.tokens[record.value]
-            guard fieldsToken.kind == .object else {
-                throw NormCacheError(.json, "JSON error at byte \(fieldsToken.offset): record '\(keyText)' must be a JSON object of fields, not \(fieldsToken.kind)")
-            }
-            try addFields(of: record.value, in: document, recordKey: key, keyText: keyText)
-        }
-        finish()
-    }
-
-    private mutating func addFields(of object: Int, in document: JSONDocument, recordKey: [UInt8],
-                                    keyText recordKeyText: String) throws(NormCacheError) {
-        var fields: [(key: [UInt8], value: [UInt8])] = []
-        for field in document.members(ofObject: object) {
-            let name = document.stringBytes(field.key)
-            guard !name.isEmpty else {
-                throw NormCacheError(.invalidArgument, "empty field name at byte \(document.tokens[field.key].offset - 1) in record '\(recordKeyText)'")
-            }
-            var value: [UInt8] = []
-            try FieldValue.encode(document, field.value, into: &value,
-                                  context: "field '\(String(decoding: name, as: UTF8.self))' of record '\(recordKeyText)'")
-            fields.append((name, value))
-        }
-        add(recordKey: recordKey, fields: fields)
-    }
-
-    /// Collapses the repeated field keys that `add` left (in records of more than
-    /// `inPlaceLimit` fields): the last value wins, at the place of the first appearance.
-    mutating func finish() {
-        for index in entries.indices where entries[index].fields.count > Self.inPlaceLimit {
-            let fields = entries[index].fields
-            let order = fields.indices.sorted {
-                fields[$0].key == fields[$1].key ? $0 < $1 : fields[$0].key.lexicographicallyPrecedes(fields[$1].key)
-            }
-            var kept = fields
-            var dropped = Array(repeating: false, count: fields.count)
-            var runStart = 0
-            for position in 1...order.count {
-                if position < order.count, fields[order[position]].key == fields[order[runStart]].key { continue }
-                let first = order[runStart], last = order[position - 1]
-                if first != last {
-                    kept[first].replaceValue(with: fields[last].value)
-                    for repeated in order[(runStart + 1)..<position] { dropped[repeated] = true }
-                }
-                runStart = position
-            }
-            if dropped.contains(true) {
-                entries[index].fields = kept.indices.filter { !dropped[$0] }.map { kept[$0] }
-            }
-        }
-    }
 }
 
-/// A record key as a dictionary key: hashed as one run of bytes (an array of bytes
-/// hashes byte by byte).
-private struct RecordKeyBytes: Hashable {
-    let bytes: [UInt8]
+/// The records of a batch by key: open addressing over record indices, with the hash
+/// kept beside each so that most probes compare no bytes.
+struct RecordIndex: ~Copyable {
+    private var slots: UnsafeMutablePointer<(hash: UInt32, record: Int32)>?
+    private var mask = 0
+    private var used = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init() {}
 
-    func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    deinit { slots?.deallocate() }
+
+    /// The record whose key is `key`.
+    @inline(__always)
+    func find(_ key: UnsafeRawBufferPointer, hash: UInt64, in keys: borrowing ByteBuffer,
+              records: borrowing PlainArray<RecordBatch.Record>) -> Int? {
+        guard let slots else { return nil }
+        let tag = UInt32(truncatingIfNeeded: hash >> 32)
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while slots[slot].record >= 0 {
+            if slots[slot].hash == tag {
+                let record = records[Int(slots[slot].record)]
+                let stored = UnsafeRawBufferPointer(start: keys.start.unsafelyUnwrapped + Int(record.keyStart), count: Int(record.keyCount))
+                if KeyBytes.equal(stored, key) { return Int(slots[slot].record) }
+            }
+            slot = (slot &+ 1) & mask
+        }
+        return nil
+    }
+
+    /// Adds `record` under `hash` (its key must not be in the index).
+    mutating func insert(hash: UInt64, record: Int, keys: borrowing ByteBuffer, records: borrowing PlainArray<RecordBatch.Record>) {
+        if (used + 1) * 2 > mask + 1 { grow(keys: keys, records: records) }
+        place(tag: UInt32(truncatingIfNeeded: hash >> 32), home: Int(truncatingIfNeeded: hash), record: Int32(record))
+        used += 1
+    }
+
+    private mutating func place(tag: UInt32, home: Int, record: Int32) {
+        let slots = slots.unsafelyUnwrapped
+        var slot = home & mask
+        while slots[slot].record >= 0 { slot = (slot &+ 1) & mask }
+        slots[slot] = (tag, record)
+    }
+
+    private mutating func grow(keys: borrowing ByteBuffer, records: borrowing PlainArray<RecordBatch.Record>) {
+        let old = slots, oldCount = slots == nil ? 0 : mask + 1
+        let count = Swift.max(64, oldCount * 2)
+        slots = .allocate(capacity: count)
+        slots.unsafelyUnwrapped.initialize(repeating: (0, -1), count: count)
+        mask = count - 1
+        guard let old else { return }
+        for slot in 0..<oldCount where old[slot].record >= 0 {
+            let record = records[Int(old[slot].record)]
+            let key = UnsafeRawBufferPointer(start: keys.start.unsafelyUnwrapped + Int(record.keyStart), count: Int(record.keyCount))
+            place(tag: old[slot].hash, home: Int(truncatingIfNeeded: KeyBytes.hash(key)), record: old[slot].record)
+        }
+        old.deallocate()
     }
 }

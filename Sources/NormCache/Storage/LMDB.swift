@@ -248,6 +248,35 @@ struct LMDBCursor {
         return try move(&mdbKey, MDB_NEXT)
     }
 
+    /// What `insert(_:reserving:)` did.
+    enum Insertion {
+        /// The key was new: `count` bytes are reserved for its value here, to be written
+        /// before the next call on the transaction.
+        case reserved(UnsafeMutableRawPointer)
+        /// The key was there already with this value; nothing changed.
+        case existing(UnsafeRawBufferPointer)
+    }
+
+    /// Inserts `key` with room for a value of `count` bytes unless the key exists
+    /// (`MDB_NOOVERWRITE | MDB_RESERVE`): one search for both answers. Keys given in
+    /// ascending order find their page at once (a cursor searches from its position).
+    func insert(_ key: UnsafeRawBufferPointer, reserving count: Int) throws(LMDBStatus) -> Insertion {
+        var mdbKey = MDB_val(key)
+        var value = MDB_val(mv_size: count, mv_data: nil)
+        let code = mdb_cursor_put(handle, &mdbKey, &value, UInt32(MDB_NOOVERWRITE | MDB_RESERVE))
+        if code == MDB_KEYEXIST { return .existing(value.bytes) }
+        try LMDBStatus.check(code)
+        guard let start = value.mv_data else { throw LMDBStatus(rawValue: EIO) }
+        return .reserved(start)
+    }
+
+    /// Stores `value` under `key`, replacing what is there.
+    func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(LMDBStatus) {
+        var mdbKey = MDB_val(key)
+        var mdbValue = MDB_val(value)
+        try LMDBStatus.check(mdb_cursor_put(handle, &mdbKey, &mdbValue, 0))
+    }
+
     /// Deletes the entry at the cursor; `next` then gives the entry after it.
     func deleteCurrent() throws(LMDBStatus) {
         try LMDBStatus.check(mdb_cursor_del(handle, 0))

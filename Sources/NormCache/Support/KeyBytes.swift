@@ -1,7 +1,7 @@
-/// Equality and byte order of short byte strings (record keys, field keys) without a
-/// call into the C library: words of eight bytes at a time, the last one overlapping,
-/// so that nothing is read outside either string.
-enum ByteOrder {
+/// Equality, byte order and hashing of short byte strings (record keys, field keys)
+/// without a call into the C library: words of eight bytes at a time, the last one
+/// overlapping, so that nothing is read outside either string.
+enum KeyBytes {
     /// Whether the two strings hold the same bytes.
     @inline(__always)
     static func equal(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
@@ -52,4 +52,28 @@ enum ByteOrder {
         }
         return left.count &- right.count
     }
+
+    /// A hash of the bytes, eight at a time, seeded per process: keys that a server
+    /// sends cannot be chosen to collide in the tables of a call.
+    @inline(__always)
+    static func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = seed ^ UInt64(truncatingIfNeeded: key.count)
+        guard let base = key.baseAddress else { return hash }
+        var offset = 0
+        while offset &+ 8 <= key.count {
+            hash = (hash ^ base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+            hash ^= hash >> 32
+            offset &+= 8
+        }
+        var tail: UInt64 = 0
+        while offset < key.count {
+            tail = tail << 8 | UInt64(base.load(fromByteOffset: offset, as: UInt8.self))
+            offset &+= 1
+        }
+        hash = (hash ^ tail) &* 0xC4CE_B9FE_1A85_EC53
+        return hash ^ (hash >> 29)
+    }
+
+    /// The random seed of `hash`, drawn once per process.
+    private static let seed = UInt64.random(in: .min ... .max)
 }
