@@ -13,7 +13,7 @@ struct JSONDocument {
     /// The scanned text.
     let bytes: UnsafeRawBufferPointer
     /// The values of the text in document order; `tokens[0]` is the top-level value.
-    private(set) var tokens: [JSONToken] = []
+    let tokens: JSONTape
 
     /// The top-level value.
     var root: Int { 0 }
@@ -99,12 +99,12 @@ struct JSONDocument {
 /// The value token indices directly inside one array or object, in document order
 /// (for an object, each member's key token sits just before its value).
 struct JSONChildren: Sequence, IteratorProtocol {
-    private let tokens: [JSONToken]
+    private let tokens: JSONTape
     private let keyed: Bool
     private var nextValue: Int
     private var remaining: Int
 
-    init(tokens: [JSONToken], container: Int) {
+    init(tokens: JSONTape, container: Int) {
         self.tokens = tokens
         self.keyed = tokens[container].kind == .object
         self.nextValue = container + (keyed ? 2 : 1)

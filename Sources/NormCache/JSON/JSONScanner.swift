@@ -1,156 +1,189 @@
-/// The single pass that turns JSON bytes into `JSONToken`s; see `JSONDocument`.
-struct JSONScanner {
-    private let bytes: UnsafeRawBufferPointer
-    private var position = 0
-    private var tokens: [JSONToken] = []
-    /// Indices of the containers still open, innermost last.
-    private var open: [Int] = []
+import Glibc
 
-    /// The most tokens reserved up front (1.3 GB); larger documents grow the array.
+/// The single pass that turns JSON bytes into `JSONToken`s; see `JSONDocument`.
+///
+/// It works on raw pointers: tokens go straight into a malloc'd tape, the open
+/// containers and their element counts live on a fixed stack of `maxDepth` entries,
+/// and strings are scanned eight bytes at a time.
+struct JSONScanner: ~Copyable {
+    private let bytes: UnsafePointer<UInt8>
+    private let count: Int
+    private var position = 0
+    private var tokens: UnsafeMutablePointer<JSONToken>?
+    private var tokenCount = 0
+    private var capacity = 0
+    /// The containers still open, innermost last: token index, element count, kind.
+    private let open: UnsafeMutablePointer<(token: Int, count: UInt32, isObject: Bool)>
+    private var depth = 0
+
+    /// The most tokens reserved up front (1 GiB of tape); larger documents grow the tape.
     private static let reservationLimit = 1 << 26
 
     init(bytes: UnsafeRawBufferPointer) {
-        self.bytes = bytes
+        self.bytes = bytes.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? UnsafePointer(bitPattern: 1).unsafelyUnwrapped
+        count = bytes.count
+        open = .allocate(capacity: JSONDocument.maxDepth)
+    }
+
+    deinit {
+        free(tokens)
+        open.deallocate()
     }
 
     /// Scans the whole input as exactly one JSON value surrounded by whitespace.
-    mutating func scanDocument() throws(NormCacheError) -> [JSONToken] {
+    mutating func scanDocument() throws(NormCacheError) -> JSONTape {
         // JSON holds at least about 5 bytes a token in practice: reserving that once
         // spares a large document the copies (and the doubled peak) of growing; pages
         // reserved but never written cost no memory.
-        tokens.reserveCapacity(min(bytes.count / 5 + 16, Self.reservationLimit))
+        reserve(Swift.min(count / 5 + 16, Self.reservationLimit))
         skipWhitespace()
-        var needValue = true
-        while true {
-            if needValue {
-                needValue = try startValue()
-                if needValue { continue }
-            }
-            guard let container = open.last else { break }
-            skipWhitespace()
-            guard position < bytes.count else { throw truncated() }
-            let byte = bytes[position]
-            let isObject = tokens[container].kind == .object
-            if byte == UInt8(ascii: ",") {
+        values: while true {
+            guard position < count else { throw truncated() }
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                try scanString()
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let isObject = bytes[position] == UInt8(ascii: "{")
+                guard depth < JSONDocument.maxDepth else {
+                    throw error("JSON nested deeper than \(JSONDocument.maxDepth) levels")
+                }
+                let index = tokenCount
+                try append(JSONToken(kind: isObject ? .object : .array, offset: UInt32(position), length: 0, end: 0))
                 position += 1
                 skipWhitespace()
-                if isObject { try scanMemberKey() }
-                tokens[container].length += 1
-                needValue = true
-            } else if byte == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
-                tokens[container].closeOffset = UInt32(position)
-                position += 1
-                tokens[container].end = UInt32(tokens.count)
-                open.removeLast()
-            } else {
-                throw error(isObject ? "expected ',' or '}' after an object member" : "expected ',' or ']' after an array element")
+                guard position < count else { throw truncated() }
+                if bytes[position] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    tokens.unsafelyUnwrapped[index].closeOffset = UInt32(position)
+                    tokens.unsafelyUnwrapped[index].end = UInt32(tokenCount)
+                    position += 1
+                } else {
+                    open[depth] = (index, 1, isObject)
+                    depth += 1
+                    if isObject { try scanMemberKey() }
+                    continue values
+                }
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                try scanNumber()
+            case UInt8(ascii: "t"):
+                try scanLiteral("true", .true)
+            case UInt8(ascii: "f"):
+                try scanLiteral("false", .false)
+            case UInt8(ascii: "n"):
+                try scanLiteral("null", .null)
+            default:
+                throw error("expected a JSON value")
             }
+            // After a value: a separator before the next one, or the end of containers.
+            while depth > 0 {
+                skipWhitespace()
+                guard position < count else { throw truncated() }
+                let container = open[depth - 1]
+                let byte = bytes[position]
+                if byte == UInt8(ascii: ",") {
+                    position += 1
+                    skipWhitespace()
+                    open[depth - 1].count += 1
+                    if container.isObject { try scanMemberKey() }
+                    continue values
+                }
+                guard byte == (container.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
+                    throw error(container.isObject ? "expected ',' or '}' after an object member" : "expected ',' or ']' after an array element")
+                }
+                let tokens = tokens.unsafelyUnwrapped
+                tokens[container.token].length = container.count
+                tokens[container.token].closeOffset = UInt32(position)
+                tokens[container.token].end = UInt32(tokenCount)
+                position += 1
+                depth -= 1
+            }
+            break
         }
         skipWhitespace()
-        guard position == bytes.count else { throw error("unexpected text after the JSON value") }
-        return tokens
+        guard position == count else { throw error("unexpected text after the JSON value") }
+        let tape = JSONTape(taking: tokens.unsafelyUnwrapped, count: tokenCount)
+        tokens = nil
+        return tape
     }
 
-    /// Scans the start of a value. Returns true when it opened a non-empty container
-    /// whose first value comes next (after its key, for objects, which is scanned here).
-    private mutating func startValue() throws(NormCacheError) -> Bool {
-        guard position < bytes.count else { throw truncated() }
-        let start = position
-        switch bytes[position] {
-        case UInt8(ascii: "{"), UInt8(ascii: "["):
-            let isObject = bytes[position] == UInt8(ascii: "{")
-            guard open.count < JSONDocument.maxDepth else {
-                throw error("JSON nested deeper than \(JSONDocument.maxDepth) levels")
+    @inline(__always)
+    private mutating func append(_ token: JSONToken) throws(NormCacheError) {
+        if tokenCount == capacity {
+            guard capacity < JSONToken.maximumCount else {
+                throw error("more than \(JSONToken.maximumCount) JSON values in one document")
             }
-            let index = tokens.count
-            tokens.append(JSONToken(kind: isObject ? .object : .array, hasEscapes: false,
-                                    offset: UInt32(start), length: 0, end: 0))
-            position += 1
-            skipWhitespace()
-            guard position < bytes.count else { throw truncated() }
-            if bytes[position] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
-                tokens[index].closeOffset = UInt32(position)
-                position += 1
-                tokens[index].end = UInt32(tokens.count)
-                return false
-            }
-            open.append(index)
-            if isObject { try scanMemberKey() }
-            tokens[index].length = 1
-            return true
-        case UInt8(ascii: "\""):
-            try scanString()
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            try scanNumber()
-        case UInt8(ascii: "t"):
-            try scanLiteral("true", .true)
-        case UInt8(ascii: "f"):
-            try scanLiteral("false", .false)
-        case UInt8(ascii: "n"):
-            try scanLiteral("null", .null)
-        default:
-            throw error("expected a JSON value")
+            reserve(Swift.min(Swift.max(capacity * 2, 16), JSONToken.maximumCount))
         }
-        return false
+        tokens.unsafelyUnwrapped[tokenCount] = token
+        tokenCount += 1
+    }
+
+    private mutating func reserve(_ wanted: Int) {
+        guard let grown = realloc(tokens, wanted * MemoryLayout<JSONToken>.stride) else {
+            fatalError("normcache: out of memory for \(wanted) JSON tokens")
+        }
+        tokens = grown.assumingMemoryBound(to: JSONToken.self)
+        capacity = wanted
     }
 
     /// Scans `"key" :` of an object member, leaving the position at its value.
+    @inline(__always)
     private mutating func scanMemberKey() throws(NormCacheError) {
-        guard position < bytes.count else { throw truncated() }
+        guard position < count else { throw truncated() }
         guard bytes[position] == UInt8(ascii: "\"") else { throw error("expected a string as object key") }
         try scanString()
         skipWhitespace()
-        guard position < bytes.count else { throw truncated() }
+        guard position < count else { throw truncated() }
         guard bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after an object key") }
         position += 1
         skipWhitespace()
     }
 
     private mutating func scanLiteral(_ word: StaticString, _ kind: JSONToken.Kind) throws(NormCacheError) {
-        let count = word.utf8CodeUnitCount
+        let length = word.utf8CodeUnitCount
         let start = position
-        for i in 0..<count {
-            guard position < bytes.count else { throw truncated() }
+        for i in 0..<length {
+            guard position < count else { throw truncated() }
             guard bytes[position] == word.utf8Start[i] else { throw error("invalid literal (expected '\(word)')") }
             position += 1
         }
-        tokens.append(JSONToken(kind: kind, hasEscapes: false, offset: UInt32(start),
-                                length: UInt32(count), end: UInt32(tokens.count + 1)))
+        try append(JSONToken(kind: kind, offset: UInt32(start), length: UInt32(length), end: UInt32(tokenCount + 1)))
     }
 
+    @inline(__always)
     private mutating func scanNumber() throws(NormCacheError) {
         let start = position
         if bytes[position] == UInt8(ascii: "-") { position += 1 }
-        guard position < bytes.count else { throw truncated() }
+        guard position < count else { throw truncated() }
         if bytes[position] == UInt8(ascii: "0") {
             position += 1
         } else {
             guard try skipDigits() > 0 else { throw error("expected a digit in a number") }
         }
-        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+        if position < count, bytes[position] == UInt8(ascii: ".") {
             position += 1
             guard try skipDigits() > 0 else { throw error("expected a digit after the decimal point") }
         }
-        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+        if position < count, bytes[position] | 0x20 == UInt8(ascii: "e") {
             position += 1
-            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+            if position < count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
                 position += 1
             }
             guard try skipDigits() > 0 else { throw error("expected a digit in the exponent") }
         }
-        tokens.append(JSONToken(kind: .number, hasEscapes: false, offset: UInt32(start),
-                                length: UInt32(position - start), end: UInt32(tokens.count + 1)))
+        try append(JSONToken(kind: .number, offset: UInt32(start), length: UInt32(position - start), end: UInt32(tokenCount + 1)))
     }
 
     /// Skips ASCII digits and returns how many there were; the end of input after a
     /// number's required digit is reported as truncation.
+    @inline(__always)
     private mutating func skipDigits() throws(NormCacheError) -> Int {
         let start = position
-        while position < bytes.count, bytes[position] &- UInt8(ascii: "0") < 10 { position += 1 }
-        if position == start, position == bytes.count { throw truncated() }
+        while position < count, bytes[position] &- UInt8(ascii: "0") < 10 { position += 1 }
+        if position == start, position == count { throw truncated() }
         return position - start
     }
 
+    @inline(__always)
     private mutating func scanString() throws(NormCacheError) {
         let quote = position
         position += 1
@@ -158,8 +191,8 @@ struct JSONScanner {
         var hasEscapes = false
         while true {
             skipPlainStringBytes()
-            guard position < bytes.count else {
-                throw NormCacheError(.json, "JSON error at byte \(quote): unterminated string (input ends at byte \(bytes.count))")
+            guard position < count else {
+                throw NormCacheError(.json, "JSON error at byte \(quote): unterminated string (input ends at byte \(count))")
             }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") { break }
@@ -174,27 +207,32 @@ struct JSONScanner {
                 try scanUTF8Sequence()
             }
         }
-        tokens.append(JSONToken(kind: .string, hasEscapes: hasEscapes, offset: UInt32(start),
-                                length: UInt32(position - start), end: UInt32(tokens.count + 1)))
+        try append(JSONToken(kind: .string, hasEscapes: hasEscapes, offset: UInt32(start), length: UInt32(position - start),
+                             end: UInt32(tokenCount + 1)))
         position += 1
     }
 
     /// Skips string bytes eight at a time while none of them is a quote, a backslash, a
-    /// control character or part of a multi-byte sequence (those take the exact path).
+    /// control character or part of a multi-byte sequence (those take the exact path),
+    /// stopping at the first such byte of the word that holds one.
+    @inline(__always)
     private mutating func skipPlainStringBytes() {
         let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
-        while position &+ 8 <= bytes.count {
-            let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+        while position &+ 8 <= count {
+            let word = UnsafeRawPointer(bytes).loadUnaligned(fromByteOffset: position, as: UInt64.self)
             let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
-            let zeroBytes = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes)
-            let controlBytes = (word &- ones &* 0x20) & ~word
-            guard (zeroBytes | controlBytes | word) & highBits == 0 else { return }
+            let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | ((word &- ones &* 0x20) & ~word) | word
+            let flagged = special & highBits
+            guard flagged == 0 else {
+                position &+= flagged.trailingZeroBitCount >> 3
+                return
+            }
             position &+= 8
         }
     }
 
     private mutating func scanEscape() throws(NormCacheError) {
-        guard position + 1 < bytes.count else { throw truncated() }
+        guard position + 1 < count else { throw truncated() }
         switch bytes[position + 1] {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
              UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
@@ -207,7 +245,7 @@ struct JSONScanner {
             }
             if unit >= 0xD800 && unit <= 0xDBFF {
                 let high = position - 6
-                guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                guard position + 1 < count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
                     position = high
                     throw error("high surrogate \\u\(hexUnit(unit)) not followed by a low surrogate")
                 }
@@ -226,7 +264,7 @@ struct JSONScanner {
     private mutating func scanUnicodeEscape() throws(NormCacheError) -> UInt16 {
         var unit: UInt16 = 0
         for i in 2..<6 {
-            guard position + i < bytes.count else { throw truncated() }
+            guard position + i < count else { throw truncated() }
             guard let digit = JSONString.hexValue(bytes[position + i]) else {
                 throw error("invalid \\u escape (expected 4 hex digits)")
             }
@@ -252,7 +290,7 @@ struct JSONScanner {
         default: throw error("invalid UTF-8 byte 0x\(hexByte(lead))")
         }
         for i in 1..<length {
-            guard position + i < bytes.count else {
+            guard position + i < count else {
                 throw error("invalid UTF-8: sequence cut short by the end of input")
             }
             let byte = bytes[position + i]
@@ -264,8 +302,9 @@ struct JSONScanner {
         position += length
     }
 
+    @inline(__always)
     private mutating func skipWhitespace() {
-        while position < bytes.count {
+        while position < count {
             switch bytes[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1
             default: return
@@ -274,7 +313,7 @@ struct JSONScanner {
     }
 
     private func truncated() -> NormCacheError {
-        NormCacheError(.json, "JSON error at byte \(bytes.count): unexpected end of input (truncated?)")
+        NormCacheError(.json, "JSON error at byte \(count): unexpected end of input (truncated?)")
     }
 
     private func error(_ what: String) -> NormCacheError {
