@@ -19,13 +19,19 @@ extension NormalizedCache {
             var merged = ByteBuffer()
             let cursor = try txn.writeCursor()
             defer { cursor.close() }
+            // Records past the last stored key are appended (the whole of a first write).
+            let lastStored = try txn.lastStoredKey(cursor: cursor)
+            var appending = lastStored == nil
             for recordIndex in order {
                 let record = batch.records[Int(recordIndex)]
                 let key = batch.key(of: Int(recordIndex))
                 let fields = batch.fields.elements(Int(record.first)..<Int(record.first + record.count))
                 let size = encoder.size(of: fields)
                 try RecordEncoder.check(size: size, key: key)
-                switch try txn.insert(key, reserving: size, cursor: cursor) {
+                if !appending, let lastStored {
+                    appending = lastStored.withUnsafeBytes { KeyBytes.compare(key, $0) > 0 }
+                }
+                switch try txn.insert(key, reserving: size, cursor: cursor, appending: appending) {
                 case .reserved(let room):
                     encoder.write(fields, of: batch, to: room)
                     if reportingChanges {

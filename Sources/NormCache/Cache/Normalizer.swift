@@ -18,7 +18,9 @@ struct Normalizer: ~Copyable {
     var batch = RecordBatch()
 
     /// Per field of each object being normalized: its member's value token (-1: none),
-    /// then where its encoded value lies in `scratch`.
+    /// then where its encoded value lies: a leaf's in the batch's values, where it is
+    /// encoded straight away; a composite value's in `scratch`, since the objects below
+    /// it encode theirs meanwhile.
     private struct Slot {
         var token: Int
         var start: Int
@@ -118,11 +120,16 @@ struct Normalizer: ~Copyable {
                 if field.pointee.isAdded { continue }
                 throw error("the response has no '\(String(decoding: field.pointee.responseKey, as: UTF8.self))'")
             }
-            let storagePathMark = paths.count
-            if field.pointee.plan != nil {
-                paths.append(UInt8(ascii: "."))
-                paths.append(field.pointee.storageKey)
+            guard field.pointee.plan != nil else {
+                let start = batch.values.count
+                try Self.encodeLeaf(token, of: response, field: field, level: 0, shape: shape, path: &path, into: &batch.values)
+                slots[frame + fieldIndex].start = start
+                slots[frame + fieldIndex].end = batch.values.count
+                continue
             }
+            let storagePathMark = paths.count
+            paths.append(UInt8(ascii: "."))
+            paths.append(field.pointee.storageKey)
             let start = scratch.count
             try encode(token, field: field, level: 0, shape: shape)
             paths.truncate(to: storagePathMark)
@@ -149,8 +156,13 @@ struct Normalizer: ~Copyable {
         for fieldIndex in shape.storageOrder {
             let slot = slots[frame + Int(fieldIndex)]
             guard slot.token >= 0 else { continue }
-            try batch.appendField(key: shape.fields[Int(fieldIndex)].storageKey, copying: scratchBytes(slot.start, slot.end),
-                                  order: firstOrder + UInt32(fieldIndex))
+            let field = shape.fields.baseAddress.unsafelyUnwrapped + Int(fieldIndex)
+            if field.pointee.plan == nil {
+                try batch.appendField(key: field.pointee.storageKey, values: slot.start..<slot.end, order: firstOrder + UInt32(fieldIndex))
+            } else {
+                try batch.appendField(key: field.pointee.storageKey, copying: scratchBytes(slot.start, slot.end),
+                                      order: firstOrder + UInt32(fieldIndex))
+            }
         }
         for (position, extra) in extras.enumerated() {
             try batch.appendField(key: keyRule.unsafelyUnwrapped.keyFields[extra.keyField], copying: scratchBytes(extra.start, extra.end),
@@ -165,56 +177,92 @@ struct Normalizer: ~Copyable {
         }
     }
 
-    /// Appends the binary form of one field value: leaves as they are, objects as
+    /// Appends the binary form of a composite field's value to `scratch`: objects as
     /// references to their records, lists element by element. `level` counts the lists
     /// entered within the field's type.
     private mutating func encode(_ index: Int, field: UnsafeMutablePointer<ObjectShape.Field>, level: Int,
                                  shape: ObjectShape) throws(NormCacheError) {
         let token = response.tokens[index]
-        let type = field.pointee.type
-        let plan = field.pointee.plan
         if token.kind == .null {
-            if type.isNonNull(at: level) {
+            if field.pointee.type.isNonNull(at: level) {
                 throw error("null in a non-null position (\(Self.describe(shape, field, level: level)))")
             }
             scratch.append(FieldValue.Tag.null.rawValue)
             return
         }
-        let isList = type.isList(at: level)
-        if type.isKnown, isList != (token.kind == .array), plan != nil || isList {
+        let isList = field.pointee.type.isList(at: level)
+        if field.pointee.type.isKnown, isList != (token.kind == .array) {
             throw error("expected \(isList ? "a list" : "an object") (\(Self.describe(shape, field, level: level))), found \(token.kind)")
         }
         switch token.kind {
-        case .string where !token.hasEscapes && plan == nil:
-            scratch.append(FieldValue.Tag.string.rawValue)
-            scratch.appendLengthPrefixed(response.rawText(index))
-        case .number where plan == nil:
-            scratch.append(FieldValue.Tag.number.rawValue)
-            scratch.appendLengthPrefixed(response.rawText(index))
-        case .array where plan != nil || isList:
+        case .array:
             let bodyStart = FieldValue.beginContainer(.list, count: token.length, in: &scratch)
             var element = index + 1
             for position in 0..<Int(token.length) {
                 path.append(position)
                 defer { path.removeLast() }
                 let storagePathMark = paths.count
-                if plan != nil {
-                    paths.append(UInt8(ascii: "."))
-                    paths.appendDecimal(position)
-                }
+                paths.append(UInt8(ascii: "."))
+                paths.appendDecimal(position)
                 try encode(element, field: field, level: level + 1, shape: shape)
                 paths.truncate(to: storagePathMark)
                 element = Int(response.tokens[element].end)
             }
             let (steps, shapes) = (path.elements(0..<path.count), context.shapes)
             try FieldValue.endContainer(bodyStart: bodyStart, in: &scratch, context: "response path \(shapes.responsePath(steps))")
-        case .object where plan != nil:
-            try object(index, plan: plan.unsafelyUnwrapped, declaredType: field.pointee.namedType, via: field)
+        case .object:
+            try object(index, plan: field.pointee.plan.unsafelyUnwrapped, declaredType: field.pointee.namedType, via: field)
         default:
-            guard plan == nil else { throw error("expected an object, found \(token.kind)") }
-            let (steps, shapes) = (path.elements(0..<path.count), context.shapes)
-            try FieldValue.encode(response, index, into: &scratch, context: "response path \(shapes.responsePath(steps))")
+            throw error("expected an object, found \(token.kind)")
         }
+    }
+
+    /// Appends the binary form of a leaf field's value (no sub-selections: a scalar, a
+    /// custom scalar or a list of them) to `out`, as it is. `level` counts the lists
+    /// entered within the field's type; `path` is the response path, for messages.
+    private static func encodeLeaf(_ index: Int, of response: JSONDocument, field: UnsafeMutablePointer<ObjectShape.Field>,
+                                   level: Int, shape: ObjectShape, path: inout PlainArray<Int>,
+                                   into out: inout ByteBuffer) throws(NormCacheError) {
+        let token = response.tokens[index]
+        if token.kind == .null {
+            guard !field.pointee.type.isNonNull(at: level) else {
+                throw error(at: path, shape.memo, "null in a non-null position (\(describe(shape, field, level: level)))")
+            }
+            out.append(FieldValue.Tag.null.rawValue)
+            return
+        }
+        // A list type (only a known type is one) takes a list, element by element.
+        if field.pointee.type.isList(at: level) {
+            guard token.kind == .array else {
+                throw error(at: path, shape.memo, "expected a list (\(describe(shape, field, level: level))), found \(token.kind)")
+            }
+            let bodyStart = FieldValue.beginContainer(.list, count: token.length, in: &out)
+            var element = index + 1
+            for position in 0..<Int(token.length) {
+                path.append(position)
+                defer { path.removeLast() }
+                try encodeLeaf(element, of: response, field: field, level: level + 1, shape: shape, path: &path, into: &out)
+                element = Int(response.tokens[element].end)
+            }
+            let (steps, shapes) = (path.elements(0..<path.count), shape.memo)
+            return try FieldValue.endContainer(bodyStart: bodyStart, in: &out, context: "response path \(shapes.responsePath(steps))")
+        }
+        switch token.kind {
+        case .string where !token.hasEscapes:
+            out.append(FieldValue.Tag.string.rawValue)
+            out.appendLengthPrefixed(response.rawText(of: token))
+        case .number:
+            out.append(FieldValue.Tag.number.rawValue)
+            out.appendLengthPrefixed(response.rawText(of: token))
+        default:
+            let (steps, shapes) = (path.elements(0..<path.count), shape.memo)
+            try FieldValue.encode(response, index, into: &out, context: "response path \(shapes.responsePath(steps))")
+        }
+    }
+
+    /// An error about the response data at `path`.
+    private static func error(at path: borrowing PlainArray<Int>, _ shapes: ShapeMemo, _ message: String) -> NormCacheError {
+        NormCacheError(.data, "invalid response data at \(shapes.responsePath(path.elements(0..<path.count))): \(message)")
     }
 
     // MARK: Keys
@@ -294,16 +342,19 @@ struct Normalizer: ~Copyable {
             let valueToken = keyToken + 1
             defer { keyToken = Int(response.tokens[valueToken].end) }
             var found = -1
-            if expected < count, keyEquals(keyToken, shape.fields[expected].responseKey) {
+            let fields = shape.fields.baseAddress.unsafelyUnwrapped
+            if expected < count, keyEquals(keyToken, fields[expected].responseKey) {
                 found = expected
             } else {
-                for candidate in 0..<count where keyEquals(keyToken, shape.fields[candidate].responseKey) {
+                for candidate in 0..<count where keyEquals(keyToken, fields[candidate].responseKey) {
                     found = candidate
                     break
                 }
             }
             guard found >= 0 else { continue }
-            expected = found + 1
+            // After the last field the first comes next (`__typename`, which the network
+            // document adds last, often comes first).
+            expected = found + 1 == count ? 0 : found + 1
             if slots[frame + found].token < 0 { slots[frame + found].token = valueToken }
         }
     }
@@ -363,6 +414,7 @@ struct Normalizer: ~Copyable {
 extension ByteBuffer {
     /// Appends a key field value with `\` written `\\` and `+` written `\+`.
     mutating func appendKeyPart(_ value: UnsafeRawBufferPointer) {
+        guard value.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "+") }) else { return append(value) }
         for byte in value {
             if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "+") { append(UInt8(ascii: "\\")) }
             append(byte)

@@ -50,18 +50,27 @@ final class ObjectShape {
     }
 
     /// How the normalizer keys objects of the shape's typename (`KeyRules.policy`).
-    struct KeyRule {
+    final class KeyRule {
         /// The group of the key: the policy's group or the typename.
-        var group: UnsafeRawBufferPointer
+        let group: UnsafeRawBufferPointer
         /// The response keys whose values form the id.
-        var keyFields: [UnsafeRawBufferPointer]
+        let keyFields: [UnsafeRawBufferPointer]
         /// Per key field, the index of the selected field of its response key, or -1.
-        var selectedFields: [Int]
+        let selectedFields: [Int]
         /// False when a key field's response key belongs to another field (an alias, or
         /// the field with arguments): such objects have no key.
-        var isUsable: Bool
+        let isUsable: Bool
         /// The key fields the selection lacks, which the record stores as well.
-        var unselected: [Int]
+        let unselected: [Int]
+
+        init(group: UnsafeRawBufferPointer, keyFields: [UnsafeRawBufferPointer], selectedFields: [Int], isUsable: Bool,
+             unselected: [Int]) {
+            self.group = group
+            self.keyFields = keyFields
+            self.selectedFields = selectedFields
+            self.isUsable = isUsable
+            self.unselected = unselected
+        }
     }
 
     /// The typename the shape was compiled for (nil: unknown, or it did not matter).
@@ -73,7 +82,7 @@ final class ObjectShape {
     /// A type condition could not be decided for want of a typename.
     let undecided: Bool
     /// The fields in ascending storage-key order (equal keys in document order).
-    let storageOrder: [Int32]
+    let storageOrder: UnsafeMutableBufferPointer<Int32>
     /// Two fields share a storage key (aliases of one field).
     let hasSharedStorageKeys: Bool
     /// The fields a read returns (not added), in document order.
@@ -95,10 +104,13 @@ final class ObjectShape {
     let fallbackTypename: UnsafeRawBufferPointer?
 
     private let text: UnsafeMutableRawPointer
+    /// The memo the shape belongs to (which outlives it), for response paths in messages.
+    unowned(unsafe) let memo: ShapeMemo
 
     /// Compiles `plan` for objects of `typename` where `declaredType` is expected.
     init(plan: SelectionPlan, typename typenameBytes: [UInt8]?, declaredType declaredTypeID: Int32, rootTyped: Bool,
          context: SelectionContext, memo: ShapeMemo) throws(NormCacheError) {
+        self.memo = memo
         let declaredType = declaredTypeID >= 0 ? memo.typeNames[Int(declaredTypeID)] : nil
         let typenameText = typenameBytes.map { String(decoding: $0, as: UTF8.self) }
         var undecided = false
@@ -198,7 +210,7 @@ final class ObjectShape {
             let ordered = Self.compare(storageKeys[left], storageKeys[right])
             return ordered == 0 ? left < right : ordered < 0
         }
-        storageOrder = order.map(Int32.init)
+        storageOrder = Self.buffer(order.map(Int32.init))
         hasSharedStorageKeys = zip(order, order.dropFirst()).contains { storageKeys[$0] == storageKeys[$1] }
         let collectedFields = collected
         outputFields = Self.buffer(collectedFields.indices.filter { !collectedFields[$0].isAdded }.map(Int32.init))
@@ -209,6 +221,7 @@ final class ObjectShape {
 
     deinit {
         fields.deallocate()
+        storageOrder.deallocate()
         outputFields.deallocate()
         lookupOrder.deallocate()
         lastPositions.deallocate()

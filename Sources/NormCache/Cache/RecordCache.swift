@@ -21,6 +21,7 @@ struct RecordCache: ~Copyable {
     private var slots: UnsafeMutablePointer<Slot>?
     private var mask = 0
     private var used = 0
+    private let seed = KeyBytes.seed
 
     init() {}
 
@@ -30,7 +31,7 @@ struct RecordCache: ~Copyable {
     @inline(__always)
     func record(_ key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         guard let slots else { return nil }
-        var index = Int(truncatingIfNeeded: KeyBytes.hash(key)) & mask
+        var index = Int(truncatingIfNeeded: KeyBytes.hash(key, seed: seed)) & mask
         while let stored = slots[index].key {
             if KeyBytes.equal(UnsafeRawBufferPointer(start: stored, count: slots[index].keyCount), key) { return slots[index].record }
             index = (index &+ 1) & mask
@@ -47,7 +48,7 @@ struct RecordCache: ~Copyable {
             grow()
         }
         let slots = slots.unsafelyUnwrapped
-        var index = Int(truncatingIfNeeded: KeyBytes.hash(key)) & mask
+        var index = Int(truncatingIfNeeded: KeyBytes.hash(key, seed: seed)) & mask
         while slots[index].key != nil { index = (index &+ 1) & mask }
         slots[index] = Slot(key: keyStart, keyCount: key.count, record: record)
         used += 1
@@ -63,7 +64,7 @@ struct RecordCache: ~Copyable {
         guard let old else { return }
         for index in 0..<oldCount {
             guard let key = old[index].key else { continue }
-            var target = Int(truncatingIfNeeded: KeyBytes.hash(UnsafeRawBufferPointer(start: key, count: old[index].keyCount))) & mask
+            var target = Int(truncatingIfNeeded: KeyBytes.hash(UnsafeRawBufferPointer(start: key, count: old[index].keyCount), seed: seed)) & mask
             while grown[target].key != nil { target = (target &+ 1) & mask }
             grown[target] = old[index]
         }

@@ -39,10 +39,15 @@ struct JSONDocument {
     }
 
     /// The raw bytes of a number, or of a string between its quotes (escapes unresolved).
+    @inline(__always)
     func rawText(_ index: Int) -> UnsafeRawBufferPointer {
-        let token = tokens[index]
-        let start = Int(token.offset)
-        return UnsafeRawBufferPointer(rebasing: bytes[start..<start + Int(token.length)])
+        rawText(of: tokens[index])
+    }
+
+    /// The raw bytes of a number or string token (see `rawText(_:)`).
+    @inline(__always)
+    func rawText(of token: JSONToken) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: bytes.baseAddress.map { $0 + Int(token.offset) }, count: Int(token.length))
     }
 
     /// The JSON text of the value at `index` as it stands in the input (strings with

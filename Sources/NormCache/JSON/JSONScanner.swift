@@ -17,6 +17,7 @@ struct JSONScanner: ~Copyable {
     private var depth = 0
 
     /// The most tokens reserved up front (1 GiB of tape); larger documents grow the tape.
+    /// The tape comes from the `BlockPool` when it is large.
     private static let reservationLimit = 1 << 26
 
     init(bytes: UnsafeRawBufferPointer) {
@@ -26,7 +27,7 @@ struct JSONScanner: ~Copyable {
     }
 
     deinit {
-        free(tokens)
+        BlockPool.shared.release(tokens, capacity: capacity * MemoryLayout<JSONToken>.stride)
         open.deallocate()
     }
 
@@ -100,7 +101,7 @@ struct JSONScanner: ~Copyable {
         }
         skipWhitespace()
         guard position == count else { throw error("unexpected text after the JSON value") }
-        let tape = JSONTape(taking: tokens.unsafelyUnwrapped, count: tokenCount)
+        let tape = JSONTape(taking: tokens.unsafelyUnwrapped, count: tokenCount, capacity: capacity)
         tokens = nil
         return tape
     }
@@ -118,11 +119,10 @@ struct JSONScanner: ~Copyable {
     }
 
     private mutating func reserve(_ wanted: Int) {
-        guard let grown = realloc(tokens, wanted * MemoryLayout<JSONToken>.stride) else {
-            fatalError("normcache: out of memory for \(wanted) JSON tokens")
-        }
-        tokens = grown.assumingMemoryBound(to: JSONToken.self)
-        capacity = wanted
+        let stride = MemoryLayout<JSONToken>.stride
+        let (grown, bytes) = BlockPool.shared.resize(tokens, used: tokenCount * stride, capacity: capacity * stride, to: wanted * stride)
+        tokens = grown.bindMemory(to: JSONToken.self, capacity: bytes / stride)
+        capacity = bytes / stride
     }
 
     /// Scans `"key" :` of an object member, leaving the position at its value.

@@ -52,16 +52,19 @@ struct JSONToken {
 /// The tokens of a scanned document, in one malloc'd block.
 final class JSONTape: RandomAccessCollection, @unchecked Sendable {
     private let base: UnsafeMutablePointer<JSONToken>
+    private let capacity: Int
     /// The number of tokens.
     let count: Int
 
-    /// Takes over `count` tokens at `base`, a malloc'd block it frees.
-    init(taking base: UnsafeMutablePointer<JSONToken>, count: Int) {
+    /// Takes over `count` tokens at `base`, a malloc'd block of `capacity` tokens that it
+    /// lets go of (`BlockPool.release`).
+    init(taking base: UnsafeMutablePointer<JSONToken>, count: Int, capacity: Int) {
         self.base = base
         self.count = count
+        self.capacity = capacity
     }
 
-    deinit { free(base) }
+    deinit { BlockPool.shared.release(base, capacity: capacity * MemoryLayout<JSONToken>.stride) }
 
     var startIndex: Int { 0 }
     var endIndex: Int { count }

@@ -13,18 +13,20 @@ extension FieldValue {
         case .true: out.append(Tag.true.rawValue)
         case .number:
             out.append(Tag.number.rawValue)
-            out.appendLengthPrefixed(document.rawText(index))
+            out.appendLengthPrefixed(document.rawText(of: token))
         case .string:
             out.append(Tag.string.rawValue)
             if token.hasEscapes {
                 document.stringBytes(index).withUnsafeBytes { out.appendLengthPrefixed($0) }
             } else {
-                out.appendLengthPrefixed(document.rawText(index))
+                out.appendLengthPrefixed(document.rawText(of: token))
             }
         case .array:
             let bodyStart = beginContainer(.list, count: token.length, in: &out)
-            for element in document.elements(ofArray: index) {
+            var element = index + 1
+            for _ in 0..<token.length {
                 try encode(document, element, into: &out, context: context())
+                element = Int(document.tokens[element].end)
             }
             try endContainer(bodyStart: bodyStart, in: &out, context: context())
         case .object:

@@ -41,6 +41,9 @@ struct RecordBatch: ~Copyable {
         var count: UInt32
         /// Runs given since that `finish` merges in: an index into `laterRuns`, or -1.
         var later: Int32
+        /// The key's first eight bytes as a big-endian number (zeros after a shorter
+        /// key): sorting compares these first.
+        var prefix: UInt64
     }
 
     private struct Run {
@@ -97,7 +100,19 @@ struct RecordBatch: ~Copyable {
                               encode: (inout ByteBuffer) throws(NormCacheError) -> Void) throws(NormCacheError) {
         let start = values.count
         try encode(&values)
-        try appendField(key: key, valueStart: start, order: order)
+        try appendField(key: key, values: start..<values.count, order: order)
+    }
+
+    /// Appends a field of the run being built whose value is already in `values` (at
+    /// `range`); `key` must outlive the batch's use.
+    @inline(__always)
+    mutating func appendField(key: UnsafeRawBufferPointer, values range: Range<Int>, order: UInt32) throws(NormCacheError) {
+        guard values.count <= Int(UInt32.max) else {
+            throw NormCacheError(.invalidArgument, "the records of one write take more than 4 GiB")
+        }
+        fields.append(Field(key: key.baseAddress, keyCount: UInt32(key.count), valueStart: UInt32(range.lowerBound),
+                            valueCount: UInt32(range.count), order: order))
+        byteCount &+= key.count &+ range.count &+ 8
     }
 
     /// Appends a field of the run being built with a copy of `value`; `key` must outlive
@@ -106,7 +121,7 @@ struct RecordBatch: ~Copyable {
     mutating func appendField(key: UnsafeRawBufferPointer, copying value: UnsafeRawBufferPointer, order: UInt32) throws(NormCacheError) {
         let start = values.count
         values.append(value)
-        try appendField(key: key, valueStart: start, order: order)
+        try appendField(key: key, values: start..<values.count, order: order)
     }
 
     /// Appends a field whose key the batch copies first (a key that does not outlive the call).
@@ -117,22 +132,13 @@ struct RecordBatch: ~Copyable {
         try appendField(key: UnsafeRawBufferPointer(start: copy, count: key.count), copying: value, order: order)
     }
 
-    private mutating func appendField(key: UnsafeRawBufferPointer, valueStart: Int, order: UInt32) throws(NormCacheError) {
-        guard values.count <= Int(UInt32.max) else {
-            throw NormCacheError(.invalidArgument, "the records of one write take more than 4 GiB")
-        }
-        fields.append(Field(key: key.baseAddress, keyCount: UInt32(key.count),
-                            valueStart: UInt32(valueStart), valueCount: UInt32(values.count - valueStart), order: order))
-        byteCount &+= key.count &+ values.count &- valueStart &+ 8
-    }
-
     /// Ends the run that started at `start` as fields of the record `key` (which may
     /// have none). `sorted`: the run is in ascending key order with keys unique; else
     /// it is sorted here, and of a key given twice the later value wins.
     mutating func addRecord(key: UnsafeRawBufferPointer, runFrom start: Int, sorted: Bool) throws(NormCacheError) {
         if !sorted { sortRun(from: start) }
         let count = fields.count - start
-        let hash = KeyBytes.hash(key)
+        let hash = index.hash(key)
         if let existing = index.find(key, hash: hash, in: keys, records: records) {
             mergeRun(from: start, count: count, into: existing)
             return
@@ -142,8 +148,10 @@ struct RecordBatch: ~Copyable {
         }
         let keyStart = keys.count
         keys.append(key)
+        var prefix: UInt64 = 0
+        for offset in 0..<8 { prefix = prefix << 8 | UInt64(offset < key.count ? key[offset] : 0) }
         records.append(Record(keyStart: UInt32(keyStart), keyCount: UInt32(key.count), first: UInt32(start),
-                              count: UInt32(count), later: -1))
+                              count: UInt32(count), later: -1, prefix: prefix))
         index.insert(hash: hash, record: records.count - 1, keys: keys, records: records)
         byteCount &+= key.count &+ 16
     }
@@ -280,14 +288,8 @@ struct RecordBatch: ~Copyable {
 
     /// The record indices in ascending key order: the order LMDB takes them fastest in.
     func recordsInKeyOrder() -> [Int32] {
-        let prefixes = (0..<records.count).map { index -> UInt64 in
-            let key = self.key(of: index)
-            var prefix: UInt64 = 0
-            for offset in 0..<8 { prefix = prefix << 8 | UInt64(offset < key.count ? key[offset] : 0) }
-            return prefix
-        }
-        return (0..<Int32(records.count)).sorted { left, right in
-            let a = prefixes[Int(left)], b = prefixes[Int(right)]
+        (0..<Int32(records.count)).sorted { left, right in
+            let a = records[Int(left)].prefix, b = records[Int(right)].prefix
             if a != b { return a < b }
             return KeyBytes.compare(key(of: Int(left)), key(of: Int(right))) < 0
         }
@@ -323,8 +325,15 @@ struct RecordIndex: ~Copyable {
     private var slots: UnsafeMutablePointer<(hash: UInt32, record: Int32)>?
     private var mask = 0
     private var used = 0
+    private let seed = KeyBytes.seed
 
     init() {}
+
+    /// The hash of a record key in this index.
+    @inline(__always)
+    func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
+        KeyBytes.hash(key, seed: seed)
+    }
 
     deinit { slots?.deallocate() }
 
@@ -370,7 +379,7 @@ struct RecordIndex: ~Copyable {
         for slot in 0..<oldCount where old[slot].record >= 0 {
             let record = records[Int(old[slot].record)]
             let key = UnsafeRawBufferPointer(start: keys.start.unsafelyUnwrapped + Int(record.keyStart), count: Int(record.keyCount))
-            place(tag: old[slot].hash, home: Int(truncatingIfNeeded: KeyBytes.hash(key)), record: old[slot].record)
+            place(tag: old[slot].hash, home: Int(truncatingIfNeeded: hash(key)), record: old[slot].record)
         }
         old.deallocate()
     }

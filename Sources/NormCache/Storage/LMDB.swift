@@ -270,6 +270,26 @@ struct LMDBCursor {
         return .reserved(start)
     }
 
+    /// Appends `key`, greater than every key of the database, with room for a value of
+    /// `count` bytes (`MDB_APPEND | MDB_RESERVE`): no search, and pages filled whole
+    /// instead of split in half. Nil (nothing changed) when the key is not greater than
+    /// the last one.
+    func append(_ key: UnsafeRawBufferPointer, reserving count: Int) throws(LMDBStatus) -> UnsafeMutableRawPointer? {
+        var mdbKey = MDB_val(key)
+        var value = MDB_val(mv_size: count, mv_data: nil)
+        let code = mdb_cursor_put(handle, &mdbKey, &value, UInt32(MDB_APPEND | MDB_RESERVE))
+        if code == MDB_KEYEXIST { return nil }
+        try LMDBStatus.check(code)
+        guard let start = value.mv_data else { throw LMDBStatus(rawValue: EIO) }
+        return start
+    }
+
+    /// Positions at the last key; nil when the database is empty.
+    func last() throws(LMDBStatus) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        var mdbKey = MDB_val()
+        return try move(&mdbKey, MDB_LAST)
+    }
+
     /// Stores `value` under `key`, replacing what is there.
     func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(LMDBStatus) {
         var mdbKey = MDB_val(key)

@@ -2,18 +2,31 @@ import Glibc
 
 /// Writes of a batch of records, in ascending key order through one cursor: a new
 /// record is encoded straight into the page space LMDB reserves for it, a stored one is
-/// found by the same search.
+/// found by the same search, and records past the last stored key are appended.
 extension StoreTransaction {
     /// A cursor for `insert` and `replace`, closed by `LMDBCursor.close`.
     func writeCursor() throws(NormCacheError) -> LMDBCursor {
         do throws(LMDBStatus) { return try txn.cursor(records) } catch { throw Self.error(error, "mdb_cursor_open", path: path) }
     }
 
+    /// The greatest LMDB key in the store, as its bytes; nil when the store is empty.
+    func lastStoredKey(cursor: LMDBCursor) throws(NormCacheError) -> [UInt8]? {
+        do throws(LMDBStatus) { return try cursor.last().map { Array($0.key) } } catch { throw Self.error(error, "mdb_cursor_get", path: path) }
+    }
+
     /// Inserts the record `key` with room for `count` bytes, or gives the bytes of the
-    /// record stored under it. The room must be filled before the next call on the
-    /// transaction.
-    func insert(_ key: UnsafeRawBufferPointer, reserving count: Int,
-                cursor: LMDBCursor) throws(NormCacheError) -> LMDBCursor.Insertion {
+    /// record stored under it. `appending`: the key is greater than every stored key
+    /// (then it is appended, without a search). The room must be filled before the next
+    /// call on the transaction.
+    func insert(_ key: UnsafeRawBufferPointer, reserving count: Int, cursor: LMDBCursor,
+                appending: Bool = false) throws(NormCacheError) -> LMDBCursor.Insertion {
+        if appending, key.count <= StorageKey.directLimit {
+            do throws(LMDBStatus) {
+                if let room = try cursor.append(key, reserving: count) { return .reserved(room) }
+            } catch {
+                throw Self.error(error, "mdb_cursor_put", path: path)
+            }
+        }
         guard key.count > StorageKey.directLimit else {
             let insertion: LMDBCursor.Insertion
             do throws(LMDBStatus) {

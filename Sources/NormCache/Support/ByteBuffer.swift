@@ -5,8 +5,9 @@ import Glibc
 /// and no reference counting, unlike `[UInt8]`, and the block can be handed to a C
 /// caller as it is (`takeBlock`), to be released with `free`.
 ///
-/// Like the standard library's collections, it stops the process when memory cannot be
-/// had; callers bound what they write (a read's output is limited to 1 GiB).
+/// Large blocks come from and go back to the `BlockPool`. Like the standard library's
+/// collections, it stops the process when memory cannot be had; callers bound what they
+/// write (a read's output is limited to 1 GiB).
 struct ByteBuffer: ~Copyable {
     /// The start of the block (nil before the first byte is reserved).
     private(set) var start: UnsafeMutableRawPointer?
@@ -20,7 +21,9 @@ struct ByteBuffer: ~Copyable {
         if capacity > 0 { grow(toHold: capacity) }
     }
 
-    deinit { free(start) }
+    deinit {
+        if let start { BlockPool.shared.release(start, capacity: capacity) }
+    }
 
     /// The bytes written, valid until the next change.
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: count) }
@@ -140,11 +143,7 @@ struct ByteBuffer: ~Copyable {
 
     private mutating func grow(toHold needed: Int) {
         let wanted = Swift.max(needed, capacity < 1 << 20 ? Swift.max(64, capacity * 2) : capacity + capacity / 2)
-        guard let grown = realloc(start, wanted) else {
-            fatalError("normcache: out of memory growing a buffer to \(wanted) bytes")
-        }
-        start = grown
-        capacity = wanted
+        (start, capacity) = BlockPool.shared.resize(start, used: count, capacity: capacity, to: wanted)
     }
 }
 

@@ -53,10 +53,11 @@ enum KeyBytes {
         return left.count &- right.count
     }
 
-    /// A hash of the bytes, eight at a time, seeded per process: keys that a server
-    /// sends cannot be chosen to collide in the tables of a call.
+    /// A hash of the bytes, eight at a time, from a `seed` drawn per process
+    /// (`KeyBytes.seed`): keys that a server sends cannot be chosen to collide in the
+    /// tables of a call.
     @inline(__always)
-    static func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
+    static func hash(_ key: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
         var hash: UInt64 = seed ^ UInt64(truncatingIfNeeded: key.count)
         guard let base = key.baseAddress else { return hash }
         var offset = 0
@@ -74,6 +75,6 @@ enum KeyBytes {
         return hash ^ (hash >> 29)
     }
 
-    /// The random seed of `hash`, drawn once per process.
-    private static let seed = UInt64.random(in: .min ... .max)
+    /// The random seed of `hash`, drawn once per process; tables keep a copy.
+    static let seed = UInt64.random(in: .min ... .max)
 }

@@ -1,7 +1,7 @@
 import Glibc
 
-/// A growable array of plain values (no references) in one malloc'd block, for the
-/// inner loops: appending, truncating and subscripting cost no uniqueness check and no
+/// A growable array of plain values (no references) in one malloc'd block (large ones
+/// from the `BlockPool`), for the inner loops: appending, truncating and subscripting cost no uniqueness check and no
 /// reference counting, unlike `Array`. Used as a stack for the frames of a recursive
 /// walk and as the table of a write batch.
 struct PlainArray<Element: BitwiseCopyable>: ~Copyable {
@@ -12,7 +12,9 @@ struct PlainArray<Element: BitwiseCopyable>: ~Copyable {
 
     init() {}
 
-    deinit { free(base) }
+    deinit {
+        if let base { BlockPool.shared.release(base, capacity: capacity * MemoryLayout<Element>.stride) }
+    }
 
     /// The element at `index`.
     @inline(__always)
@@ -64,10 +66,9 @@ struct PlainArray<Element: BitwiseCopyable>: ~Copyable {
 
     private mutating func grow(toHold needed: Int) {
         let wanted = Swift.max(needed, Swift.max(16, capacity * 2))
-        guard let grown = realloc(base, wanted * MemoryLayout<Element>.stride) else {
-            fatalError("normcache: out of memory growing an array to \(wanted) elements")
-        }
-        base = grown.assumingMemoryBound(to: Element.self)
-        capacity = wanted
+        let stride = MemoryLayout<Element>.stride
+        let (grown, bytes) = BlockPool.shared.resize(base, used: count * stride, capacity: capacity * stride, to: wanted * stride)
+        base = grown.bindMemory(to: Element.self, capacity: bytes / stride)
+        capacity = bytes / stride
     }
 }

@@ -1,0 +1,76 @@
+import Glibc
+
+/// The large blocks of memory the last calls let go (a write's tape, batch and arenas),
+/// kept for the next call: memory
+/// fresh from the kernel costs a page fault and a zeroed page every 4 KiB, which for a
+/// write of a few megabytes is a fifth of its time.
+///
+/// Bounded: blocks under `minimumBlock` are left to malloc, and at most `maximumBlocks`
+/// blocks and `maximumRetained` bytes are kept (the oldest go first). A child process
+/// after `fork()` neither takes nor keeps blocks (the pool and its lock belong to the
+/// parent).
+final class BlockPool: @unchecked Sendable {
+    /// The pool of the process.
+    static let shared = BlockPool()
+
+    /// The smallest block kept.
+    static let minimumBlock = 256 << 10
+    /// The most bytes kept in all.
+    static let maximumRetained = 64 << 20
+    /// The most blocks kept.
+    static let maximumBlocks = 8
+
+    private let lock = Mutex()
+    private var blocks: [(start: UnsafeMutableRawPointer, capacity: Int)] = []
+    private var retained = 0
+    private let owner = getpid()
+
+    /// A block for `wanted` bytes that holds the first `used` bytes of `block` (of
+    /// `capacity` bytes, or nil): a kept block when one fits, else `block` reallocated.
+    /// Returns the block and its capacity. Stops the process when memory cannot be had,
+    /// as the standard library's collections do.
+    func resize(_ block: UnsafeMutableRawPointer?, used: Int, capacity: Int, to wanted: Int) -> (UnsafeMutableRawPointer, Int) {
+        if wanted >= Self.minimumBlock, let (kept, keptCapacity) = take(atLeast: wanted) {
+            if used > 0, let block { kept.copyMemory(from: block, byteCount: used) }
+            release(block, capacity: capacity)
+            return (kept, keptCapacity)
+        }
+        guard let grown = realloc(block, wanted) else {
+            fatalError("normcache: out of memory growing a block to \(wanted) bytes")
+        }
+        return (grown, wanted)
+    }
+
+    /// Lets go of `block` of `capacity` bytes: kept for a later call when it is large,
+    /// else freed.
+    func release(_ block: UnsafeMutableRawPointer?, capacity: Int) {
+        guard let block else { return }
+        guard capacity >= Self.minimumBlock, capacity <= Self.maximumRetained, getpid() == owner else { return free(block) }
+        var evicted: [UnsafeMutableRawPointer] = []
+        lock.withLock {
+            blocks.append((block, capacity))
+            retained += capacity
+            while retained > Self.maximumRetained || blocks.count > Self.maximumBlocks {
+                let oldest = blocks.removeFirst()
+                retained -= oldest.capacity
+                evicted.append(oldest.start)
+            }
+        }
+        for block in evicted { free(block) }
+    }
+
+    /// The smallest kept block of at least `bytes`, taken out of the pool.
+    private func take(atLeast bytes: Int) -> (UnsafeMutableRawPointer, Int)? {
+        guard getpid() == owner else { return nil }
+        return lock.withLock {
+            var best: Int?
+            for (index, block) in blocks.enumerated() where block.capacity >= bytes {
+                if best.map({ block.capacity < blocks[$0].capacity }) ?? true { best = index }
+            }
+            guard let best else { return nil }
+            let block = blocks.remove(at: best)
+            retained -= block.capacity
+            return (block.start, block.capacity)
+        }
+    }
+}
