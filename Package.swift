@@ -28,7 +28,9 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"])]
         ),
         .systemLibrary(name: "CNormCacheHeader", path: "include"),
-        .target(name: "NormCache", dependencies: ["CLMDB"]),
+        // The CPU's prefetch hint, as a static inline C function.
+        .systemLibrary(name: "CPrefetch"),
+        .target(name: "NormCache", dependencies: ["CLMDB", "CPrefetch"]),
         .target(
             name: "CNormCache",
             dependencies: ["NormCache", "CNormCacheHeader"],

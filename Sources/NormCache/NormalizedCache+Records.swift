@@ -38,6 +38,7 @@ extension NormalizedCache {
                         for field in 0..<fields.count { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
                     }
                 case .existing(let stored):
+                    CacheLines.prefetch(stored)
                     guard let view = RecordView(stored) else { throw txn.damaged(key) }
                     let rewrite = try encoder.merge(view, fields, of: batch, into: &merged, key: key) { field in
                         if reportingChanges { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }

@@ -20,8 +20,6 @@ struct Reader: ~Copyable {
     var out = ByteBuffer()
 
     private var depth = 0
-    /// What `touch` loaded, kept so that the loads are made.
-    private var touched: UInt8 = 0
     /// The response path: list indexes (≥ 0) and response keys (`-1 - key id`).
     private var path = PlainArray<Int>()
     /// The stored values of the fields of the objects being read, a frame per object.
@@ -61,7 +59,7 @@ struct Reader: ~Copyable {
         defer { depth -= 1 }
         var record: RecordView?
         if let stored = try find(key, via: remember ? parent : nil) {
-            touch(stored)
+            CacheLines.prefetch(stored)
             guard let view = RecordView(stored) else { throw txn.damaged(key) }
             record = view
         } else if !(isRoot && rootTyped) {
@@ -239,20 +237,6 @@ struct Reader: ~Copyable {
         guard let stored = try txn.record(key) else { return nil }
         records.insert(key, stored)
         return stored
-    }
-
-    /// Loads one byte of every cache line of a record, all at once: the lines arrive
-    /// together instead of one after the other as the fields are looked up.
-    @inline(__always)
-    private mutating func touch(_ record: UnsafeRawBufferPointer) {
-        guard let start = record.baseAddress else { return }
-        var sum: UInt8 = 0
-        var offset = 64
-        while offset < record.count {
-            sum &+= start.load(fromByteOffset: offset, as: UInt8.self)
-            offset &+= 64
-        }
-        touched &+= sum
     }
 
     /// One level deeper into the data; the data read is bounded in depth (stored

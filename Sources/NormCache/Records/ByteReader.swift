@@ -36,6 +36,21 @@ struct ByteReader {
     }
 
     private mutating func readLongVarint() -> UInt64? {
+        // Up to eight bytes from one word: its first byte below 0x80 ends the varint.
+        if bytes.count - offset >= 8 {
+            var word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            let stops = ~word & 0x8080_8080_8080_8080
+            if stops != 0 {
+                let length = stops.trailingZeroBitCount &>> 3 &+ 1
+                var value: UInt64 = 0
+                for group in 0..<length {
+                    value |= (word & 0x7F) << UInt64(7 &* group)
+                    word >>= 8
+                }
+                offset &+= length
+                return value
+            }
+        }
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while shift < 64 {

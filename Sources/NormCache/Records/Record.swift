@@ -44,71 +44,69 @@ struct RecordView {
     }
 
     /// The field at `index` in key order, or nil when its entry is damaged.
+    @inline(__always)
     func field(at index: Int) -> Field? {
-        guard index >= 0, index < count else { return nil }
-        let entryOffset = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: tableOffset + index * 4, as: UInt32.self)))
-        var reader = ByteReader(bytes, at: min(entryOffset, bytes.count))
-        guard let keyLength = reader.readLength(), let key = reader.readBytes(keyLength),
-              let flags = reader.readByte(), flags & ~RecordView.hasWrittenAt == 0 else { return nil }
-        var writtenAt: UInt64 = 0
-        if flags & RecordView.hasWrittenAt != 0 {
-            guard let time = reader.readVarint() else { return nil }
-            writtenAt = time
-        }
-        guard let valueLength = reader.readLength(), let value = reader.readBytes(valueLength) else { return nil }
-        return Field(key: key, writtenAt: writtenAt, value: value)
+        decode(at: index, readingTime: true).map { Field(key: $0.key, writtenAt: $0.writtenAt, value: $0.value) }
     }
 
     /// The key and value of the field at `index` in key order (its time skipped), or
-    /// nil when its entry is damaged: what reads look fields up with. Lengths of one
-    /// byte (keys and values under 128 bytes) are read straight; longer ones through
-    /// `ByteReader`.
+    /// nil when its entry is damaged: what reads look fields up with.
     @inline(__always)
     func entry(at index: Int) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        decode(at: index, readingTime: false).map { ($0.key, $0.value) }
+    }
+
+    /// Decodes the entry at `index`, straight from the bytes: lengths of one byte (keys
+    /// and values under 128 bytes) directly, longer ones through `ByteReader`; the time
+    /// read, or skipped by finding its last byte in one word.
+    @inline(__always)
+    private func decode(at index: Int, readingTime: Bool)
+        -> (key: UnsafeRawBufferPointer, writtenAt: UInt64, value: UnsafeRawBufferPointer)? {
         guard index >= 0, index < count, let base = bytes.baseAddress else { return nil }
         let end = bytes.count
         var position = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: tableOffset &+ index &* 4, as: UInt32.self)))
-        guard position < end else { return nil }
-        var keyLength = Int(base.load(fromByteOffset: position, as: UInt8.self))
-        if keyLength < 0x80 {
-            position &+= 1
-        } else {
-            var reader = ByteReader(bytes, at: position)
-            guard let length = reader.readLength() else { return nil }
-            keyLength = length
-            position = reader.offset
-        }
-        guard keyLength < end &- position else { return nil }
+        guard position < end, let keyLength = length(at: &position), keyLength < end &- position else { return nil }
         let key = UnsafeRawBufferPointer(start: base + position, count: keyLength)
         position &+= keyLength
         let flags = base.load(fromByteOffset: position, as: UInt8.self)
         position &+= 1
+        var writtenAt: UInt64 = 0
         if flags == RecordView.hasWrittenAt {
-            // The time's varint ends at its first byte below 0x80: found in one word.
-            let stops = position &+ 8 <= end ? ~base.loadUnaligned(fromByteOffset: position, as: UInt64.self) & 0x8080_8080_8080_8080 : 0
-            if stops != 0 {
-                position &+= stops.trailingZeroBitCount &>> 3 &+ 1
+            if readingTime {
+                var reader = ByteReader(bytes, at: position)
+                guard let time = reader.readVarint() else { return nil }
+                writtenAt = time
+                position = reader.offset
             } else {
-                let limit = Swift.min(end, position &+ 10)
-                while position < limit, base.load(fromByteOffset: position, as: UInt8.self) >= 0x80 { position &+= 1 }
-                guard position < limit else { return nil }
-                position &+= 1
+                // The time's varint ends at its first byte below 0x80: found in one word.
+                let stops = position &+ 8 <= end ? ~base.loadUnaligned(fromByteOffset: position, as: UInt64.self) & 0x8080_8080_8080_8080 : 0
+                if stops != 0 {
+                    position &+= stops.trailingZeroBitCount &>> 3 &+ 1
+                } else {
+                    var reader = ByteReader(bytes, at: position)
+                    guard reader.skipVarint() else { return nil }
+                    position = reader.offset
+                }
             }
         } else if flags != 0 {
             return nil
         }
-        guard position < end else { return nil }
-        var valueLength = Int(base.load(fromByteOffset: position, as: UInt8.self))
-        if valueLength < 0x80 {
+        guard position < end, let valueLength = length(at: &position), valueLength <= end &- position else { return nil }
+        return (key, writtenAt, UnsafeRawBufferPointer(start: base + position, count: valueLength))
+    }
+
+    /// Reads the varint length at `position` (which is inside the bytes).
+    @inline(__always)
+    private func length(at position: inout Int) -> Int? {
+        let first = bytes.load(fromByteOffset: position, as: UInt8.self)
+        if first < 0x80 {
             position &+= 1
-        } else {
-            var reader = ByteReader(bytes, at: position)
-            guard let length = reader.readLength() else { return nil }
-            valueLength = length
-            position = reader.offset
+            return Int(first)
         }
-        guard valueLength <= end &- position else { return nil }
-        return (key, UnsafeRawBufferPointer(start: base + position, count: valueLength))
+        var reader = ByteReader(bytes, at: position)
+        guard let length = reader.readLength() else { return nil }
+        position = reader.offset
+        return length
     }
 
     /// The index of the field with this key, found by binary search: `.some(nil)` when
