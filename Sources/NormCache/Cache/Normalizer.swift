@@ -91,7 +91,7 @@ struct Normalizer: ~Copyable {
         if typenameMember != nil, root != .operation, shape.isImpossible, let typename {
             throw error(then: .key("__typename"), "'\(String(decoding: typename, as: UTF8.self))' is not a possible type of \(context.shapes.typeNames[Int(declaredType)])")
         }
-        let frame = slots.append(count: shape.fields.count, filling: Slot(token: -1, start: 0, end: 0))
+        let frame = slots.append(count: shape.fields.count, filling: Slot(token: -1, start: -1, end: -1))
         defer { slots.truncate(to: frame) }
         matchMembers(of: index, to: shape, frame: frame)
 
@@ -114,6 +114,8 @@ struct Normalizer: ~Copyable {
         for fieldIndex in 0..<shape.fields.count {
             let field = shape.fields.baseAddress.unsafelyUnwrapped + fieldIndex
             let token = slots[frame + fieldIndex].token
+            // A leaf `matchMembers` encoded already.
+            if slots[frame + fieldIndex].start >= 0 { continue }
             path.append(-1 - Int(field.pointee.responseKeyID))
             defer { path.removeLast() }
             guard token >= 0 else {
@@ -333,6 +335,11 @@ struct Normalizer: ~Copyable {
     /// shape's field of its response key (the first member of a name wins). Members
     /// mostly come in the order of the fields: each is tried first against the field
     /// after the one the last member matched.
+    ///
+    /// The common leaves — numbers, strings without escapes, lists of them where the
+    /// field's type is such a list (or unknown) — are encoded into the batch on the way
+    /// (they cannot fail); the rest is left to the loop over the fields, in their order,
+    /// which reports errors.
     private mutating func matchMembers(of index: Int, to shape: ObjectShape, frame: Int) {
         let count = shape.fields.count
         guard count > 0 else { return }
@@ -355,7 +362,20 @@ struct Normalizer: ~Copyable {
             // After the last field the first comes next (`__typename`, which the network
             // document adds last, often comes first).
             expected = found + 1 == count ? 0 : found + 1
-            if slots[frame + found].token < 0 { slots[frame + found].token = valueToken }
+            guard slots[frame + found].token < 0 else { continue }
+            slots[frame + found].token = valueToken
+            let field = fields + found
+            let type = field.pointee.type
+            // A list of one level (or any list of a field without a type) when the type allows it.
+            let listDepth = type.isKnown ? type.listDepth : 1
+            guard field.pointee.plan == nil, listDepth <= 1 else { continue }
+            // A list type's value must be a list: anything else is the full path's error.
+            if type.isKnown, listDepth == 1, response.tokens[valueToken].kind != .array { continue }
+            let start = batch.values.count
+            if FieldValue.encodeSimple(response, valueToken, maxListDepth: listDepth, into: &batch.values) {
+                slots[frame + found].start = start
+                slots[frame + found].end = batch.values.count
+            }
         }
     }
 

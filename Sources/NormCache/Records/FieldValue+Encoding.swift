@@ -44,6 +44,38 @@ extension FieldValue {
         }
     }
 
+    /// Appends the binary form of the value at `index` when it is simple — a number, a
+    /// string without escapes, or a list of those, at most `maxListDepth` lists deep (0:
+    /// no list) — and returns true; returns false, appending nothing, for any other value
+    /// (which `encode` takes, with its checks and messages). The encoding is `encode`'s.
+    @inline(__always)
+    static func encodeSimple(_ document: JSONDocument, _ index: Int, maxListDepth: Int, into out: inout ByteBuffer) -> Bool {
+        let token = document.tokens[index]
+        switch token.kind {
+        case .number:
+            out.append(Tag.number.rawValue)
+            out.appendLengthPrefixed(document.rawText(of: token))
+        case .string where !token.hasEscapes:
+            out.append(Tag.string.rawValue)
+            out.appendLengthPrefixed(document.rawText(of: token))
+        case .array where maxListDepth > 0:
+            // Only scalars inside (then the elements are the tokens that follow).
+            guard Int(token.end) == index + 1 + Int(token.length) else { return false }
+            let mark = out.count
+            let bodyStart = beginContainer(.list, count: token.length, in: &out)
+            for element in (index + 1)..<Int(token.end) {
+                guard encodeSimple(document, element, maxListDepth: 0, into: &out) else {
+                    out.truncate(to: mark)
+                    return false
+                }
+            }
+            out.setUInt32(UInt32(truncatingIfNeeded: out.count - bodyStart), at: bodyStart - 4)
+        default:
+            return false
+        }
+        return true
+    }
+
     /// The record key of a `{"$reference": "<key>"}` object, nil for an object without
     /// a `"$reference"` member, and an error for any other use of `"$reference"`.
     private static func reference(in document: JSONDocument, _ index: Int,
