@@ -106,9 +106,17 @@ struct Reader: ~Copyable {
                 }
             } else if field.pointee.policy >= 0, let plan = field.pointee.plan {
                 try resolved(shape.policyKeys[Int(field.pointee.policy)], plan: plan, field: field)
-            } else if stored.baseAddress != nil {
-                var reader = ByteReader(stored)
-                try value(&reader, field: field, level: 0, recordKey: key)
+            } else if let first = stored.baseAddress {
+                // A string or number of a leaf, straight; any other value in full.
+                let tag = first.load(as: UInt8.self)
+                if field.pointee.plan == nil, stored.count >= 2, stored.count - 2 == Int(first.load(fromByteOffset: 1, as: UInt8.self)),
+                   tag == FieldValue.Tag.string.rawValue || (tag == FieldValue.Tag.number.rawValue && stored.count > 2) {
+                    let text = UnsafeRawBufferPointer(rebasing: stored[2...])
+                    if tag == FieldValue.Tag.string.rawValue { out.appendQuoted(text) } else { out.append(text) }
+                } else {
+                    var reader = ByteReader(stored)
+                    try value(&reader, field: field, level: 0, recordKey: key)
+                }
             } else {
                 noteMissing()
                 out.append("null")

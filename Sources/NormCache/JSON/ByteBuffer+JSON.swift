@@ -2,19 +2,26 @@
 extension ByteBuffer {
     /// Appends `"contents"`, escaping `"`, `\` and control characters as
     /// `JSONString.appendQuoted` does; every other byte (valid UTF-8 by construction) is
-    /// copied as it is, in runs found eight bytes at a time.
+    /// copied as it is. The common case, nothing to escape, takes one reservation and
+    /// one pass that checks and copies eight bytes at a time.
     @inline(__always)
     mutating func appendQuoted(_ contents: UnsafeRawBufferPointer) {
+        let length = contents.count
+        let out = reserve(length &+ 2)
+        out.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
         guard let base = contents.baseAddress else {
-            append("\"\"")
+            (out + 1).storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+            advance(by: 2)
             return
         }
-        let length = contents.count
-        // The common case, nothing to escape: one reservation, one copy.
-        let plain = JSONString.plainPrefixLength(base, length)
-        append(UInt8(ascii: "\""))
-        append(base, count: plain)
-        if plain < length { appendEscaped(base + plain, length - plain) }
+        let plain = JSONString.copyPlainPrefix(base, length, to: out + 1)
+        guard plain < length else {
+            (out + 1 + length).storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+            advance(by: length &+ 2)
+            return
+        }
+        advance(by: plain &+ 1)
+        appendEscaped(base + plain, length - plain)
         append(UInt8(ascii: "\""))
     }
 
@@ -66,6 +73,41 @@ extension ByteBuffer {
 }
 
 extension JSONString {
+    /// Copies the longest prefix of `start[0..<length]` that needs no escape in a JSON
+    /// string to `out` (which has room for `length` bytes; it may receive a few bytes
+    /// past the prefix) and returns its length: a word at a time, checked as it is copied.
+    @inline(__always)
+    static func copyPlainPrefix(_ start: UnsafeRawPointer, _ length: Int, to out: UnsafeMutableRawPointer) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        var position = 0
+        while position &+ 8 <= length {
+            let word = start.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            (out + position).storeBytes(of: word, as: UInt64.self)
+            let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+            let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | (word &- ones &* 0x20)
+            let flagged = special & ~word & highBits
+            guard flagged == 0 else { return position &+ flagged.trailingZeroBitCount >> 3 }
+            position &+= 8
+        }
+        // The last bytes of a string of eight or more: one word that overlaps the last.
+        if position < length, length >= 8 {
+            let last = length &- 8
+            let word = start.loadUnaligned(fromByteOffset: last, as: UInt64.self)
+            (out + last).storeBytes(of: word, as: UInt64.self)
+            let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+            let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | (word &- ones &* 0x20)
+            let flagged = special & ~word & highBits
+            return flagged == 0 ? length : last &+ flagged.trailingZeroBitCount >> 3
+        }
+        while position < length {
+            let byte = start.load(fromByteOffset: position, as: UInt8.self)
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return position }
+            (out + position).storeBytes(of: byte, as: UInt8.self)
+            position &+= 1
+        }
+        return position
+    }
+
     /// The length of the longest prefix of `start[0..<length]` that needs no escape in a
     /// JSON string: no `"`, no `\`, no control character.
     @inline(__always)
