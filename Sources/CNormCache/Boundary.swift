@@ -42,6 +42,21 @@ enum Boundary {
         }
     }
 
+    /// `returning` for a body that makes the malloc'd block itself: it is handed to the
+    /// caller as it is, without a copy.
+    static func returningBlock(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
+                               _ parameter: String,
+                               _ body: () throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int)) -> Int32 {
+        clear(out, outLength)
+        return run { () throws(NormCacheError) in
+            try require(out, outLength, parameter)
+            let result = try body()
+            out.unsafelyUnwrapped.pointee = result.block.assumingMemoryBound(to: CChar.self)
+            outLength.unsafelyUnwrapped.pointee = result.count
+            return NORMCACHE_OK
+        }
+    }
+
     /// `returning` for a write: the changed fields as a JSON array, in `out_changed`,
     /// which the caller may leave NULL; `body` learns whether they are wanted, so that
     /// it builds them only then.

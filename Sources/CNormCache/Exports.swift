@@ -113,10 +113,10 @@ public func normcache_search(_ cache: OpaquePointer?, _ prefix: UnsafePointer<CC
                              _ after: UnsafePointer<CChar>?, _ afterLength: Int, _ limit: Int,
                              _ outKeys: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                              _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.returning(outKeys, outLength, "out_keys") { () throws(NormCacheError) in
+    Boundary.returningBlock(outKeys, outLength, "out_keys") { () throws(NormCacheError) in
         let open = try caches.object(cache)
         let afterBytes = after == nil && afterLength == 0 ? nil : try Boundary.input(after, afterLength, "after")
-        return try open.keysJSON(withPrefix: Boundary.input(prefix, prefixLength, "prefix"), after: afterBytes, limit: limit)
+        return try open.keysBlock(withPrefix: Boundary.input(prefix, prefixLength, "prefix"), after: afterBytes, limit: limit)
     }
 }
 

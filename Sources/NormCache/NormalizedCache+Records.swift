@@ -1,3 +1,5 @@
+import Glibc
+
 /// Records by key: put (field-level merge), get, remove, key groups, stats.
 extension NormalizedCache {
     /// Merges records given in JSON notation
@@ -137,15 +139,26 @@ extension NormalizedCache {
     /// stored keys.
     public func keysJSON(withPrefix prefix: UnsafeRawBufferPointer, after: UnsafeRawBufferPointer? = nil,
                          limit: Int = 0) throws(NormCacheError) -> [UInt8] {
+        let (block, count) = try keysBlock(withPrefix: prefix, after: after, limit: limit)
+        defer { free(block) }
+        return Array(UnsafeRawBufferPointer(start: block, count: count))
+    }
+
+    /// `keysJSON` as the C interface hands it over: one malloc'd, NUL-terminated block
+    /// that the caller releases with `free`.
+    package func keysBlock(withPrefix prefix: UnsafeRawBufferPointer, after: UnsafeRawBufferPointer? = nil,
+                           limit: Int = 0) throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int) {
         try Self.checkSearch(prefix, after, limit)
         return try store.read { (txn) throws(NormCacheError) in
-            var out: [UInt8] = [UInt8(ascii: "[")]
+            var out = ByteBuffer()
+            out.append(UInt8(ascii: "["))
             try txn.forEachKey(withPrefix: prefix, after: after, limit: limit) { key in
                 if out.count > 1 { out.append(UInt8(ascii: ",")) }
-                JSONString.appendQuoted(key, to: &out)
+                out.appendQuoted(key)
             }
             out.append(UInt8(ascii: "]"))
-            return out
+            let block = out.takeBlock()
+            return (block.start, block.count)
         }
     }
 

@@ -195,12 +195,9 @@ final class ObjectShape {
         fields = .allocate(capacity: collected.count)
         for (index, collected) in collected.enumerated() {
             let field = collected.field
-            guard let type = TypeShape(field.type) else {
-                throw NormCacheError(.document, "the type of '\(field.responseKey)' nests more than \(TypeShape.maximumListDepth) lists")
-            }
             fields.initializeElement(at: index, to: Field(
                 responseKey: bytes(fieldRanges[index].response), storageKey: bytes(fieldRanges[index].storage),
-                outputName: bytes(fieldRanges[index].output), plan: collected.plan.map(Unmanaged.passUnretained), type: type,
+                outputName: bytes(fieldRanges[index].output), plan: collected.plan.map(Unmanaged.passUnretained), type: field.typeShape,
                 namedType: field.type.map { memo.typeID($0.namedType) } ?? -1,
                 responseKeyID: memo.keyID(field.responseKey), isAdded: collected.isAdded,
                 isTypename: field.name == "__typename", policy: policyIndex[index], lastChild: nil, cacheLookups: 0, cacheHits: 0))

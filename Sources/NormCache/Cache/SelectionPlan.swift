@@ -52,6 +52,8 @@ struct PlannedField: Sendable {
     var plan: SelectionPlan?
     /// The field's type in the schema, when there is one.
     var type: TypeReference?
+    /// `type` as the inner loops check it.
+    var typeShape: TypeShape
     /// The arguments the schema types `Float`: an integer given for them is a float
     /// (`2` is keyed `2.0`, as the literal `2.0` is).
     var floatArguments: Set<String> = []

@@ -35,11 +35,15 @@ struct SelectionPlanner {
             case .field(let field):
                 let definition = parentType.flatMap { schema?.field(field.name, on: $0) }
                 let type = definition?.type
+                guard let typeShape = TypeShape(type) else {
+                    throw NormCacheError(.document, "GraphQL error at \(field.location): the type of '\(field.name)' nests more than \(TypeShape.maximumListDepth) lists")
+                }
                 let subplan = try field.selections.map { (selections) throws(NormCacheError) in
                     try plan(selections, parentType: type?.namedType)
                 }
                 planned.append(.field(PlannedField(responseKey: field.responseKey, name: field.name, arguments: field.arguments,
                                                    conditions: try Self.conditions(field.directives), plan: subplan, type: type,
+                                                   typeShape: typeShape,
                                                    floatArguments: Set(definition?.arguments.filter { $0.type.namedType == "Float" }.map(\.name) ?? []),
                                                    isAdded: field.location == NetworkDocument.addedLocation,
                                                    location: field.location)))

@@ -18,8 +18,11 @@ extension StoreTransaction {
                     _ visit: (UnsafeRawBufferPointer) -> Void) throws(NormCacheError) {
         var count = 0
         var run: [[UInt8]] = []
+        // Keys come in order from the seek, so only the first ones can be `after` or before it.
+        var pastAfter = after == nil
         func accept(_ key: UnsafeRawBufferPointer) -> Bool {
-            if key.starts(with: prefix), after.map({ $0.lexicographicallyPrecedes(key) }) ?? true {
+            if !pastAfter, let after { pastAfter = KeyBytes.compare(after, key) < 0 }
+            if pastAfter, KeyBytes.hasPrefix(key, prefix) {
                 visit(key)
                 count += 1
             }
@@ -71,13 +74,13 @@ extension StoreTransaction {
 
     private func forEachEntry(inGroup prefix: UnsafeRawBufferPointer, from start: [UInt8],
                               _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, LMDBCursor) throws(NormCacheError) -> Bool) throws(NormCacheError) {
-        let storedPrefix = prefix.prefix(StorageKey.directLimit)
+        let storedPrefix = UnsafeRawBufferPointer(rebasing: prefix.prefix(StorageKey.directLimit))
         let cursor: LMDBCursor
         do throws(LMDBStatus) { cursor = try txn.cursor(records) } catch { throw Self.error(error, "mdb_cursor_open", path: path) }
         defer { cursor.close() }
         do {
             var entry = try start.isEmpty ? cursor.first() : start.withBytes { key throws(LMDBStatus) in try cursor.seek(atOrAfter: key) }
-            while let (key, value) = entry, key.starts(with: storedPrefix) {
+            while let (key, value) = entry, KeyBytes.hasPrefix(key, storedPrefix) {
                 guard try visit(key, try checked(value, key), cursor) else { return }
                 entry = try cursor.next()
             }

@@ -25,6 +25,11 @@ final class BlockPool: @unchecked Sendable {
     private var retained = 0
     private let owner = getpid()
 
+    /// The blocks kept now, and their bytes.
+    var kept: (blocks: Int, bytes: Int) {
+        lock.withLock { (blocks.count, retained) }
+    }
+
     /// A block for `wanted` bytes that holds the first `used` bytes of `block` (of
     /// `capacity` bytes, or nil): a kept block when one fits, else `block` reallocated.
     /// Returns the block and its capacity. Stops the process when memory cannot be had,

@@ -31,6 +31,12 @@ enum KeyBytes {
         return a.load(as: UInt8.self) == b.load(as: UInt8.self)
     }
 
+    /// Whether `bytes` starts with `prefix`.
+    @inline(__always)
+    static func hasPrefix(_ bytes: UnsafeRawBufferPointer, _ prefix: UnsafeRawBufferPointer) -> Bool {
+        bytes.count >= prefix.count && equal(UnsafeRawBufferPointer(start: bytes.baseAddress, count: prefix.count), prefix)
+    }
+
     /// The byte order of two strings (a proper prefix first): negative, zero or positive.
     @inline(__always)
     static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {

@@ -1,0 +1,53 @@
+import Testing
+@testable import NormCache
+
+/// The write batch: records given again merge as they come (a few fields) or once at
+/// the end (many), later values win, fields keep the input place of their first
+/// appearance; records reach the store in key order, appended past its last key.
+@Suite struct RecordBatchTests {
+    @Test func aRecordGivenManyTimesWithEverMoreFieldsMergesOnce() throws {
+        let test = try TestCache()
+        // 200 appearances of A:1, each with a field of its own and x again: past the
+        // eager limit the runs wait for `finish`.
+        var parts: [String] = []
+        for index in 0..<200 { parts.append(#""A:1": {"f\#(index)": \#(index), "x": \#(index)}"#) }
+        parts.insert(#""B:1": {"y": 1}"#, at: 100)
+        let changed = try test.cache.put(json: "{" + parts.joined(separator: ", ") + "}")
+        let expected = ["A:1.f0", "A:1.x"] + (1..<100).map { "A:1.f\($0)" } + ["B:1.y"] + (100..<200).map { "A:1.f\($0)" }
+        #expect(changed == expected)
+        let record = try #require(try test.cache.record("A:1"))
+        #expect(record.contains(#""x":199"#))
+        #expect(record.contains(#""f0":0,"f1":1,"f10":10"#))
+        #expect(try test.cache.put(json: "{" + parts.joined(separator: ", ") + "}") == [])
+    }
+
+    @Test func theSameFieldsAgainReplaceTheirValuesInPlace() throws {
+        let test = try TestCache()
+        let changed = try test.cache.put(json: #"{"U:1": {"n": "a", "m": 1}, "P:1": {"u": {"$reference": "U:1"}}, "U:1": {"m": 2, "n": "b"}}"#)
+        #expect(changed == ["U:1.n", "U:1.m", "P:1.u"])
+        #expect(try test.cache.record("U:1") == #"{"m":2,"n":"b"}"#)
+    }
+
+    @Test func keysPastTheLastStoredOneAreAppendedAndTheRestInserted() throws {
+        let test = try TestCache()
+        _ = try test.cache.put(json: #"{"M:5": {"v": 5}, "M:7": {"v": 7}}"#)
+        // Below, between, equal to and above the stored keys, in one write.
+        let changed = try test.cache.put(json: #"{"Z:1": {"v": 1}, "A:1": {"v": 1}, "M:6": {"v": 6}, "M:7": {"v": 8}, "M:8": {"v": 8}}"#)
+        #expect(changed == ["Z:1.v", "A:1.v", "M:6.v", "M:7.v", "M:8.v"])
+        #expect(try test.cache.keys(withPrefix: "") == ["A:1", "M:5", "M:6", "M:7", "M:8", "Z:1"])
+        #expect(try test.cache.record("M:7") == #"{"v":8}"#)
+        #expect(try test.cache.record("M:5") == #"{"v":5}"#)
+    }
+
+    @Test func longKeysMixWithAppendedOnes() throws {
+        let test = try TestCache()
+        let long = "L:" + String(repeating: "k", count: 700)
+        _ = try test.cache.put(json: #"{"A:1": {"v": 1}}"#)
+        let changed = try test.cache.put(json: #"{"\#(long)": {"v": 2}, "B:1": {"v": 3}, "\#(long)x": {"v": 4}}"#)
+        #expect(changed == ["\(long).v", "B:1.v", "\(long)x.v"])
+        #expect(try test.cache.record(long) == #"{"v":2}"#)
+        #expect(try test.cache.record(long + "x") == #"{"v":4}"#)
+        #expect(try test.cache.put(json: #"{"\#(long)": {"v": 5}}"#) == ["\(long).v"])
+        #expect(try test.cache.keys(withPrefix: "") == ["A:1", "B:1", long, long + "x"])
+    }
+}

@@ -1,0 +1,97 @@
+import Glibc
+import Testing
+@testable import NormCache
+
+/// The byte-level helpers of the hot paths, against plain Swift.
+@Suite struct SupportTests {
+    @Test func keyOrderAndEqualityAgreeWithByteComparison() {
+        // Every length up to 20, differing at every place, and proper prefixes.
+        for length in 0...20 {
+            let base = (0..<length).map { UInt8(0x40 + $0) }
+            var variants: [[UInt8]] = [base, base + [0], base + [0xFF], Array(base.dropLast())]
+            for place in 0..<length {
+                for delta in [-1, 1] {
+                    var changed = base
+                    changed[place] = UInt8(Int(changed[place]) + delta)
+                    variants.append(changed)
+                }
+            }
+            for left in variants {
+                for right in variants {
+                    left.withUnsafeBytes { a in
+                        right.withUnsafeBytes { b in
+                            let expected = left.lexicographicallyPrecedes(right) ? -1 : (left == right ? 0 : 1)
+                            #expect(KeyBytes.compare(a, b).signum() == expected, "\(left) vs \(right)")
+                            #expect(KeyBytes.equal(a, b) == (left == right))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func varintsTakeTheirLengthAndReadBack() {
+        for value: UInt64 in [0, 1, 127, 128, 300, 16_383, 16_384, 1_700_000_000, UInt64(UInt32.max), .max] {
+            var buffer = ByteBuffer()
+            buffer.append(0xAA)
+            buffer.appendVarint(value)
+            buffer.append(contentsOf: [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08])
+            #expect(buffer.count == 1 + Varint.length(value) + 8)
+            var reader = ByteReader(buffer.bytes, at: 1)
+            #expect(reader.readVarint() == value)
+            #expect(reader.offset == 1 + Varint.length(value))
+            // At the very end of the bytes too (no word to load past it).
+            var tight = ByteBuffer()
+            tight.appendVarint(value)
+            var end = ByteReader(tight.bytes)
+            #expect(end.readVarint() == value)
+            #expect(end.isAtEnd)
+        }
+    }
+
+    @Test func buffersGrowKeepTheirBytesAndHandThemOver() {
+        var buffer = ByteBuffer()
+        for round in 0..<100_000 { buffer.append(UInt8(truncatingIfNeeded: round)) }
+        buffer.append("end")
+        #expect(buffer.count == 100_003)
+        #expect(buffer.bytes[99_999] == UInt8(truncatingIfNeeded: 99_999))
+        buffer.truncate(to: 2)
+        let block = buffer.takeBlock()
+        #expect(block.count == 2)
+        #expect(block.start.load(fromByteOffset: 2, as: UInt8.self) == 0)
+        free(block.start)
+
+        var array = PlainArray<Int>()
+        let first = array.append(count: 3, filling: 7)
+        for value in 0..<1_000 { array.append(value) }
+        #expect(first == 0)
+        #expect(array.count == 1_003)
+        #expect(array[2] == 7 && array[1_002] == 999)
+        array.truncate(to: 1)
+        #expect(array.count == 1)
+    }
+
+    @Test func thePoolKeepsLargeBlocksWithinItsBounds() {
+        let pool = BlockPool()
+        // A small block is freed, not kept; a large one is given back for the next request.
+        let (small, smallCapacity) = pool.resize(nil, used: 0, capacity: 0, to: 1024)
+        pool.release(small, capacity: smallCapacity)
+        let (large, largeCapacity) = pool.resize(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock)
+        large.storeBytes(of: 42, as: UInt8.self)
+        pool.release(large, capacity: largeCapacity)
+        let (again, againCapacity) = pool.resize(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock / 2 + BlockPool.minimumBlock / 2)
+        #expect(again == large)
+        #expect(againCapacity == largeCapacity)
+        // Growing a block keeps what it holds, whether it is reallocated or swapped for a kept one.
+        again.storeBytes(of: 7, toByteOffset: 100, as: UInt8.self)
+        let (grown, grownCapacity) = pool.resize(again, used: 101, capacity: againCapacity, to: 4 * BlockPool.minimumBlock)
+        #expect(grown.load(fromByteOffset: 100, as: UInt8.self) == 7)
+        #expect(grownCapacity >= 4 * BlockPool.minimumBlock)
+        // More than the pool may keep: the oldest go.
+        let held = (0..<(BlockPool.maximumBlocks + 3)).map { _ in pool.resize(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock) }
+        for (block, capacity) in held { pool.release(block, capacity: capacity) }
+        pool.release(grown, capacity: grownCapacity)
+        #expect(pool.kept.blocks == BlockPool.maximumBlocks)
+        #expect(pool.kept.bytes <= BlockPool.maximumRetained)
+    }
+}
