@@ -152,7 +152,7 @@ extension NormalizedCache {
         return try store.read { (txn) throws(NormCacheError) in
             var out = ByteBuffer()
             out.append(UInt8(ascii: "["))
-            try txn.forEachKey(withPrefix: prefix, after: after, limit: limit) { key in
+            try txn.forEachKey(withPrefix: prefix, after: after, limit: limit, into: &out) { out, key in
                 if out.count > 1 { out.append(UInt8(ascii: ",")) }
                 out.appendQuoted(key)
             }
