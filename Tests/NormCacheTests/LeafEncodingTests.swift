@@ -4,15 +4,15 @@ import Testing
 /// Leaves of a response: the common ones (numbers, plain strings, lists of them) are
 /// encoded while members are matched, the rest on the full path. Both must store the
 /// same bytes and refuse the same responses with the same messages.
-@Suite struct LeafEncodingTests {
-    static let schema = """
+extension NormalizeTests {
+    static let leafSchema = """
     type Query { tags: [String!]! one: String count: Int grid: [[Int]] any: JSON maybe: [String] }
     scalar JSON
     """
 
     @Test func typedListsRefuseScalarsAndNullsWhereTheTypeSaysSo() throws {
         let test = try TestCache()
-        try test.cache.loadSchema(Self.schema)
+        try test.cache.loadSchema(Self.leafSchema)
         let op = try test.cache.prepare("{ tags one }")
         let cases: [(String, String)] = [
             (#"{"data": {"tags": "x", "one": "a"}}"#, "invalid response data at tags: expected a list ([String!]!), found string"),
@@ -28,7 +28,7 @@ import Testing
 
     @Test func fastAndFullPathsStoreTheSameValues() throws {
         let test = try TestCache()
-        try test.cache.loadSchema(Self.schema)
+        try test.cache.loadSchema(Self.leafSchema)
         let op = try test.cache.prepare("{ tags one count grid any maybe }")
         // Plain values take the fast path; escapes, nested lists, nulls and objects the full one.
         _ = try test.cache.write(op, #"{"data": {"tags": ["a", "b\n\"c\""], "one": "caf\u00e9", "count": -1.5e3, "grid": [[1], [2, null]], "any": [1, "x", [2], {"k": true}], "maybe": ["p", null]}}"#)

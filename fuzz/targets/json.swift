@@ -42,10 +42,10 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// The record value encoding of the document's root, or nil when the document uses
 /// `$reference` in a way a record may not (an error with a message).
 private func encodedValue(_ document: JSONDocument) -> [UInt8]? {
-    var out: [UInt8] = []
+    var out = ByteBuffer()
     do throws(NormCacheError) {
         try FieldValue.encode(document, document.root, into: &out, context: "fuzz")
-        return out
+        return out.array
     } catch {
         requireInputError(error, allowed: [.json, .data, .invalidArgument], "encode")
         return nil

@@ -25,6 +25,10 @@ final class BlockPool: @unchecked Sendable {
     private var retained = 0
     private let owner = getpid()
 
+    deinit {
+        for block in blocks { free(block.start) }
+    }
+
     /// The blocks kept now, and their bytes.
     var kept: (blocks: Int, bytes: Int) {
         lock.withLock { (blocks.count, retained) }
