@@ -67,11 +67,9 @@ extension NormalizedCache {
         }
         guard !key.isEmpty else { throw NormCacheError(.invalidArgument, "empty record key") }
         let context = try fragment.context(variables: variables)
-        let document = try JSONDocument(scanning: data)
-        var normalizer = Normalizer(context: context, response: document)
-        try normalizer.normalize(data: document.root, plan: fragment.plan, rootKey: key, rootType: fragment.rootType,
-                                 isOperationRoot: false)
-        return try merge(normalizer.batch, reportingChanges: reportingChanges)
+        let batch = try Normalizer.records(of: JSONDocument(scanning: data), at: nil, operation: fragment, rootKey: key,
+                                           context: context)
+        return try merge(batch, reportingChanges: reportingChanges)
     }
 
     private func read(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer,
@@ -137,23 +135,27 @@ extension NormalizedCache {
     }
 
     /// Normalizes a response (`{"data": ..., "errors": ...}`) and hands its records to
-    /// `body` while the call's shapes, which the batch's field keys point into, live.
+    /// `body` while the call's shapes, which the batch's field keys point into, live (the
+    /// response's tape is gone by then).
     private static func normalized<R>(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
                                       response: UnsafeRawBufferPointer,
                                       _ body: (borrowing RecordBatch) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         let rootKey = try rootKey(of: operation)
         let context = try operation.context(variables: variables)
+        let batch = try records(of: response, operation: operation, rootKey: rootKey, context: context)
+        return try body(batch)
+    }
+
+    /// The records of a response; none when it has no `data` (or `data: null`).
+    private static func records(of response: UnsafeRawBufferPointer, operation: PreparedOperation, rootKey: String,
+                                context: SelectionContext) throws(NormCacheError) -> RecordBatch {
         let document = try JSONDocument(scanning: response)
         guard document.tokens[document.root].kind == .object else {
             throw NormCacheError(.data, "a GraphQL response must be a JSON object with 'data', not \(document.tokens[document.root].kind)")
         }
         guard let data = document.member("data".utf8, ofObject: document.root), document.tokens[data].kind != .null else {
-            let empty = RecordBatch()
-            return try body(empty)
+            return RecordBatch()
         }
-        var normalizer = Normalizer(context: context, response: document)
-        try normalizer.normalize(data: data, plan: operation.plan, rootKey: rootKey, rootType: operation.rootType,
-                                 isOperationRoot: true)
-        return try body(normalizer.batch)
+        return try Normalizer.records(of: document, at: data, operation: operation, rootKey: rootKey, context: context)
     }
 }

@@ -15,7 +15,7 @@ struct Normalizer: ~Copyable {
     let context: SelectionContext
     let response: JSONDocument
     /// The records normalized so far.
-    var batch = RecordBatch()
+    private var batch = RecordBatch()
 
     /// Per field of each object being normalized: its member's value token (-1: none),
     /// then where its encoded value lies: a leaf's in the batch's values, where it is
@@ -37,16 +37,34 @@ struct Normalizer: ~Copyable {
     /// The response path: list indexes (≥ 0) and response keys (`-1 - key id`).
     private var path = PlainArray<Int>()
 
-    init(context: SelectionContext, response: JSONDocument) {
+    private init(context: SelectionContext, response: JSONDocument) {
         self.context = context
         self.response = response
+    }
+
+    /// The records of `document`: its object at token `data` through `operation`'s plan
+    /// as the record `rootKey` — an operation's data (`data` given, typed by the
+    /// operation), or a fragment's (`data` nil: the document's root, typed by its
+    /// `__typename` when it has one). The normalizer, its scratch and the document's tape
+    /// are let go when it returns; the records' field keys point into `context`'s shapes.
+    static func records(of document: JSONDocument, at data: Int?, operation: PreparedOperation, rootKey: String,
+                        context: SelectionContext) throws(NormCacheError) -> RecordBatch {
+        var normalizer = Normalizer(context: context, response: document)
+        try normalizer.normalize(data: data ?? document.root, plan: operation.plan, rootKey: rootKey, rootType: operation.rootType,
+                                 isOperationRoot: data != nil)
+        return normalizer.records()
+    }
+
+    /// The records, the normalizer given up.
+    private consuming func records() -> RecordBatch {
+        batch
     }
 
     /// Normalizes the object `data` as the record `rootKey` of type `rootType`: an
     /// operation's root, or the object a fragment writes (typed by its `__typename`
     /// when it has one).
-    mutating func normalize(data: Int, plan: SelectionPlan, rootKey: String, rootType: String,
-                            isOperationRoot: Bool) throws(NormCacheError) {
+    private mutating func normalize(data: Int, plan: SelectionPlan, rootKey: String, rootType: String,
+                                    isOperationRoot: Bool) throws(NormCacheError) {
         guard response.tokens[data].kind == .object else {
             throw NormCacheError(.data, "invalid response data at data: expected an object, found \(response.tokens[data].kind)")
         }

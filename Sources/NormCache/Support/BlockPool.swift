@@ -16,7 +16,7 @@ final class BlockPool: @unchecked Sendable {
     /// The smallest block kept.
     static let minimumBlock = 256 << 10
     /// The most bytes kept in all.
-    static let maximumRetained = 64 << 20
+    static let maximumRetained = 32 << 20
     /// The most blocks kept.
     static let maximumBlocks = 8
 
