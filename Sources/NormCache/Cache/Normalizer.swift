@@ -269,11 +269,9 @@ struct Normalizer: ~Copyable {
         }
         switch token.kind {
         case .string where !token.hasEscapes:
-            out.append(FieldValue.Tag.string.rawValue)
-            out.appendLengthPrefixed(response.rawText(of: token))
+            out.appendTagged(FieldValue.Tag.string.rawValue, response.rawText(of: token))
         case .number:
-            out.append(FieldValue.Tag.number.rawValue)
-            out.appendLengthPrefixed(response.rawText(of: token))
+            out.appendTagged(FieldValue.Tag.number.rawValue, response.rawText(of: token))
         default:
             let (steps, shapes) = (path.elements(0..<path.count), shape.memo)
             try FieldValue.encode(response, index, into: &out, context: "response path \(shapes.responsePath(steps))")

@@ -236,7 +236,7 @@ final class ObjectShape {
     func matches(_ other: UnsafeRawBufferPointer?) -> Bool {
         guard let other else { return typename == nil }
         guard let typename else { return false }
-        return typename.hasSameBytes(as: other)
+        return KeyBytes.equal(typename, other)
     }
 
     private static func buffer(_ elements: [Int32]) -> UnsafeMutableBufferPointer<Int32> {

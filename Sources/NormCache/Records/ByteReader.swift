@@ -1,5 +1,3 @@
-import Glibc
-
 /// Bounds-checked reading of the binary record format from bytes that may be
 /// damaged: every read either succeeds within the buffer or returns nil. Loads are
 /// unaligned-safe, since LMDB values have no alignment.
@@ -105,12 +103,10 @@ struct ByteReader {
 extension Array where Element == UInt8 {
     /// Appends a LEB128 unsigned integer.
     mutating func appendVarint(_ value: UInt64) {
-        var rest = value
-        while rest >= 0x80 {
-            append(UInt8(truncatingIfNeeded: rest) | 0x80)
-            rest >>= 7
+        var word: (UInt64, UInt16) = (0, 0)
+        Swift.withUnsafeMutableBytes(of: &word) { bytes in
+            append(contentsOf: bytes.prefix(Varint.write(value, to: bytes.baseAddress.unsafelyUnwrapped)))
         }
-        append(UInt8(rest))
     }
 
     /// Appends a length-prefixed byte string.
@@ -122,19 +118,5 @@ extension Array where Element == UInt8 {
     /// Appends a little-endian UInt32.
     mutating func appendUInt32(_ value: UInt32) {
         for shift in stride(from: 0, to: 32, by: 8) { append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
-    }
-
-    /// Overwrites four bytes at `offset` with a little-endian UInt32.
-    mutating func setUInt32(_ value: UInt32, at offset: Int) {
-        for i in 0..<4 { self[offset + i] = UInt8(truncatingIfNeeded: value >> UInt32(i * 8)) }
-    }
-}
-
-extension UnsafeRawBufferPointer {
-    /// Whether both buffers hold the same bytes (one `memcmp`).
-    func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
-        guard count == other.count else { return false }
-        guard let base = baseAddress, let otherBase = other.baseAddress else { return true }
-        return memcmp(base, otherBase, count) == 0
     }
 }

@@ -12,14 +12,12 @@ extension FieldValue {
         case .false: out.append(Tag.false.rawValue)
         case .true: out.append(Tag.true.rawValue)
         case .number:
-            out.append(Tag.number.rawValue)
-            out.appendLengthPrefixed(document.rawText(of: token))
+            out.appendTagged(Tag.number.rawValue, document.rawText(of: token))
         case .string:
-            out.append(Tag.string.rawValue)
             if token.hasEscapes {
-                document.stringBytes(index).withUnsafeBytes { out.appendLengthPrefixed($0) }
+                document.stringBytes(index).withUnsafeBytes { out.appendTagged(Tag.string.rawValue, $0) }
             } else {
-                out.appendLengthPrefixed(document.rawText(of: token))
+                out.appendTagged(Tag.string.rawValue, document.rawText(of: token))
             }
         case .array:
             let bodyStart = beginContainer(.list, count: token.length, in: &out)
@@ -46,32 +44,34 @@ extension FieldValue {
 
     /// Appends the binary form of the value at `index` when it is simple — a number, a
     /// string without escapes, or a list of those, at most `maxListDepth` lists deep (0:
-    /// no list) — and returns true; returns false, appending nothing, for any other value
-    /// (which `encode` takes, with its checks and messages). The encoding is `encode`'s.
+    /// no list, 1: one) — and returns true; returns false, appending nothing, for any
+    /// other value (which `encode` takes, with its checks and messages). The encoding is
+    /// `encode`'s.
     @inline(__always)
     static func encodeSimple(_ document: JSONDocument, _ index: Int, maxListDepth: Int, into out: inout ByteBuffer) -> Bool {
         let token = document.tokens[index]
-        switch token.kind {
-        case .number:
-            out.append(Tag.number.rawValue)
-            out.appendLengthPrefixed(document.rawText(of: token))
-        case .string where !token.hasEscapes:
-            out.append(Tag.string.rawValue)
-            out.appendLengthPrefixed(document.rawText(of: token))
-        case .array where maxListDepth > 0:
-            // Only scalars inside (then the elements are the tokens that follow).
-            guard Int(token.end) == index + 1 + Int(token.length) else { return false }
-            let mark = out.count
-            let bodyStart = beginContainer(.list, count: token.length, in: &out)
-            for element in (index + 1)..<Int(token.end) {
-                guard encodeSimple(document, element, maxListDepth: 0, into: &out) else {
-                    out.truncate(to: mark)
-                    return false
-                }
+        guard token.kind == .array else { return encodeScalar(document, token, into: &out) }
+        // Only scalars inside (then the elements are the tokens that follow).
+        guard maxListDepth > 0, Int(token.end) == index + 1 + Int(token.length) else { return false }
+        let mark = out.count
+        let bodyStart = beginContainer(.list, count: token.length, in: &out)
+        for element in (index + 1)..<Int(token.end) {
+            guard encodeScalar(document, document.tokens[element], into: &out) else {
+                out.truncate(to: mark)
+                return false
             }
-            out.setUInt32(UInt32(truncatingIfNeeded: out.count - bodyStart), at: bodyStart - 4)
-        default:
-            return false
+        }
+        out.setUInt32(UInt32(truncatingIfNeeded: out.count - bodyStart), at: bodyStart - 4)
+        return true
+    }
+
+    /// `encodeSimple` for a number or a string without escapes.
+    @inline(__always)
+    private static func encodeScalar(_ document: JSONDocument, _ token: JSONToken, into out: inout ByteBuffer) -> Bool {
+        switch token.kind {
+        case .number: out.appendTagged(Tag.number.rawValue, document.rawText(of: token))
+        case .string where !token.hasEscapes: out.appendTagged(Tag.string.rawValue, document.rawText(of: token))
+        default: return false
         }
         return true
     }
@@ -121,5 +121,22 @@ extension ByteBuffer {
     mutating func appendLengthPrefixed(_ bytes: UnsafeRawBufferPointer) {
         appendVarint(UInt64(bytes.count))
         append(bytes)
+    }
+
+    /// Appends a tag byte and a length-prefixed byte string (a number or a string
+    /// value), with one reservation.
+    @inline(__always)
+    mutating func appendTagged(_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) {
+        let length = bytes.count
+        let out = reserve(length &+ 11)
+        out.storeBytes(of: tag, as: UInt8.self)
+        var header = 2
+        if length < 0x80 {
+            out.storeBytes(of: UInt8(truncatingIfNeeded: length), toByteOffset: 1, as: UInt8.self)
+        } else {
+            header = 1 &+ Varint.write(UInt64(length), to: out + 1)
+        }
+        advance(by: header)
+        append(bytes.baseAddress, count: length)
     }
 }

@@ -5,11 +5,16 @@ struct RecordEncoder {
     /// The write's time, in seconds since 1970.
     let writtenAt: UInt64
     private let timeLength: Int
+    /// The time's varint, its first eight bytes in one word (a time of up to 2^56).
+    private let timeWord: UInt64
 
     /// An encoder stamping `writtenAt`.
     init(writtenAt: UInt64) {
         self.writtenAt = writtenAt
         timeLength = Varint.length(writtenAt)
+        var word: (UInt64, UInt16) = (0, 0)
+        _ = withUnsafeMutableBytes(of: &word) { Varint.write(writtenAt, to: $0.baseAddress.unsafelyUnwrapped) }
+        timeWord = word.0
     }
 
     /// The bytes of the new record of `fields` (ascending keys, unique).
@@ -131,15 +136,30 @@ struct RecordEncoder {
     private func writeEntry(key: UnsafeRawBufferPointer, writtenAt: UInt64, value: UnsafeRawBufferPointer,
                             to out: UnsafeMutableRawPointer, at position: Int) -> Int {
         var position = position
-        position &+= Varint.write(UInt64(key.count), to: out + position)
-        if let base = key.baseAddress { (out + position).copyMemory(from: base, byteCount: key.count) }
+        position &+= Self.writeLength(key.count, to: out + position)
+        if let base = key.baseAddress { (out + position).copyExactly(from: base, count: key.count) }
         position &+= key.count
         (out + position).storeBytes(of: RecordView.hasWrittenAt, as: UInt8.self)
         position &+= 1
-        position &+= Varint.write(writtenAt, to: out + position)
-        position &+= Varint.write(UInt64(value.count), to: out + position)
-        if let base = value.baseAddress { (out + position).copyMemory(from: base, byteCount: value.count) }
+        if writtenAt == self.writtenAt, timeLength <= 8 {
+            withUnsafeBytes(of: timeWord) { (out + position).copyExactly(from: $0.baseAddress.unsafelyUnwrapped, count: timeLength) }
+            position &+= timeLength
+        } else {
+            position &+= Varint.write(writtenAt, to: out + position)
+        }
+        position &+= Self.writeLength(value.count, to: out + position)
+        if let base = value.baseAddress { (out + position).copyExactly(from: base, count: value.count) }
         return position &+ value.count
+    }
+
+    /// Writes a length's varint; returns its bytes.
+    @inline(__always)
+    private static func writeLength(_ length: Int, to out: UnsafeMutableRawPointer) -> Int {
+        guard length >= 0x80 else {
+            out.storeBytes(of: UInt8(truncatingIfNeeded: length), as: UInt8.self)
+            return 1
+        }
+        return Varint.write(UInt64(length), to: out)
     }
 
     private static func damaged(_ key: UnsafeRawBufferPointer, field: Int, of count: Int) -> NormCacheError {

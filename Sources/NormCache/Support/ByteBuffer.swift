@@ -56,21 +56,7 @@ struct ByteBuffer: ~Copyable {
     @inline(__always)
     mutating func append(_ source: UnsafeRawPointer?, count length: Int) {
         guard length > 0, let source else { return }
-        let out = reserve(length)
-        if length <= 16 {
-            // Short runs (names, numbers) in two overlapping words, not a call.
-            if length >= 8 {
-                out.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
-                (out + length - 8).storeBytes(of: source.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self), as: UInt64.self)
-            } else if length >= 4 {
-                out.storeBytes(of: source.loadUnaligned(as: UInt32.self), as: UInt32.self)
-                (out + length - 4).storeBytes(of: source.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self), as: UInt32.self)
-            } else {
-                for offset in 0..<length { out.storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self) }
-            }
-        } else {
-            memcpy(out, source, length)
-        }
+        reserve(length).copyExactly(from: source, count: length)
         count &+= length
     }
 
@@ -168,5 +154,24 @@ enum Varint {
         }
         out.storeBytes(of: UInt8(truncatingIfNeeded: rest), toByteOffset: written, as: UInt8.self)
         return written &+ 1
+    }
+}
+
+extension UnsafeMutableRawPointer {
+    /// Copies `count` bytes from `source` here, not one byte more: short runs (names,
+    /// numbers) in two overlapping words instead of a call to `memcpy`.
+    @inline(__always)
+    func copyExactly(from source: UnsafeRawPointer, count: Int) {
+        if count > 16 {
+            memcpy(self, source, count)
+        } else if count >= 8 {
+            storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
+            (self + count - 8).storeBytes(of: source.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self), as: UInt64.self)
+        } else if count >= 4 {
+            storeBytes(of: source.loadUnaligned(as: UInt32.self), as: UInt32.self)
+            (self + count - 4).storeBytes(of: source.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self), as: UInt32.self)
+        } else {
+            for offset in 0..<count { storeBytes(of: source.load(fromByteOffset: offset, as: UInt8.self), toByteOffset: offset, as: UInt8.self) }
+        }
     }
 }
