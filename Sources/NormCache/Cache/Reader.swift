@@ -25,6 +25,8 @@ struct Reader: ~Copyable {
     /// The stored values of the fields of the objects being read, a frame per object.
     private var values = PlainArray<UnsafeRawBufferPointer>()
     private var records = RecordCache()
+    /// The cursor records are looked up with, opened at the first lookup.
+    private var cursor: LMDBCursor?
     /// Whether field policies make the fields of an object depend on its typename.
     private let policiesNeedTypename: Bool
 
@@ -38,6 +40,10 @@ struct Reader: ~Copyable {
         self.txn = txn
         policiesNeedTypename = !context.keyRules.fieldPolicies.isEmpty
         out = ByteBuffer(capacity: Swift.min(expectedBytes, Self.maximumOutput))
+    }
+
+    deinit {
+        cursor?.close()
     }
 
     /// Reads the record `rootKey` of type `rootType` through `plan` as the data object:
@@ -236,15 +242,22 @@ struct Reader: ~Copyable {
     @inline(__always)
     private mutating func find(_ key: UnsafeRawBufferPointer,
                                via field: UnsafeMutablePointer<ObjectShape.Field>?) throws(NormCacheError) -> UnsafeRawBufferPointer? {
-        guard let field, field.pointee.usesRecordCache else { return try txn.record(key) }
+        guard let field, field.pointee.usesRecordCache else { return try stored(key) }
         field.pointee.cacheLookups &+= 1
         if let known = records.record(key) {
             field.pointee.cacheHits &+= 1
             return known
         }
-        guard let stored = try txn.record(key) else { return nil }
+        guard let stored = try stored(key) else { return nil }
         records.insert(key, stored)
         return stored
+    }
+
+    /// The stored bytes of the record `key`, looked up with the read's cursor.
+    @inline(__always)
+    private mutating func stored(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer? {
+        if cursor == nil { cursor = try txn.readCursor() }
+        return try txn.record(key, cursor: cursor)
     }
 
     /// One level deeper into the data; the data read is bounded in depth (stored

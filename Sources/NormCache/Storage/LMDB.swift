@@ -230,6 +230,18 @@ struct LMDBTransaction {
 struct LMDBCursor {
     fileprivate let handle: OpaquePointer
 
+    /// The value stored under `key` (`MDB_SET`: a search without setting up a cursor
+    /// each time, as `mdb_get` does), or nil.
+    @inline(__always)
+    func find(_ key: UnsafeRawBufferPointer) throws(LMDBStatus) -> UnsafeRawBufferPointer? {
+        var mdbKey = MDB_val(key)
+        var value = MDB_val()
+        let code = mdb_cursor_get(handle, &mdbKey, &value, MDB_SET)
+        if code == MDB_NOTFOUND { return nil }
+        try LMDBStatus.check(code)
+        return value.bytes
+    }
+
     /// Positions at the first key at or after `key`; nil past the end.
     func seek(atOrAfter key: UnsafeRawBufferPointer) throws(LMDBStatus) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var mdbKey = MDB_val(key)

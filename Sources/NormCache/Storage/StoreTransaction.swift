@@ -24,10 +24,14 @@ struct StoreTransaction {
         return value
     }
 
-    /// The stored bytes of the record `key`, or nil.
-    func record(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer? {
+    /// The stored bytes of the record `key`, or nil; found with `cursor` when given (a
+    /// reader's, kept for all its lookups).
+    func record(_ key: UnsafeRawBufferPointer, cursor: LMDBCursor? = nil) throws(NormCacheError) -> UnsafeRawBufferPointer? {
         do {
-            guard key.count > StorageKey.directLimit else { return try txn.get(records, key).map { (value) throws(NormCacheError) in try checked(value, key) } }
+            guard key.count > StorageKey.directLimit else {
+                let value = try cursor.map { (cursor) throws(LMDBStatus) in try cursor.find(key) } ?? txn.get(records, key)
+                return try value.map { (value) throws(NormCacheError) in try checked(value, key) }
+            }
             let storedKey = StorageKey.longKey(for: key, salt: keySalt)
             guard let found = try storedKey.withBytes({ stored throws(LMDBStatus) in try txn.get(records, stored) }) else { return nil }
             let value = try checked(found, key)
@@ -61,6 +65,11 @@ struct StoreTransaction {
         } catch {
             throw Self.error(error as? LMDBStatus ?? LMDBStatus(rawValue: EIO), "mdb_put", path: path)
         }
+    }
+
+    /// A cursor over the records for `record(_:cursor:)`, closed by `LMDBCursor.close`.
+    func readCursor() throws(NormCacheError) -> LMDBCursor {
+        do throws(LMDBStatus) { return try txn.cursor(records) } catch { throw Self.error(error, "mdb_cursor_open", path: path) }
     }
 
     /// Deletes the record `key`; returns false when there was none.
