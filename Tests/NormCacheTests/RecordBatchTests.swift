@@ -50,4 +50,21 @@ extension MergeTests {
         #expect(try test.cache.put(json: #"{"\#(long)": {"v": 5}}"#) == ["\(long).v"])
         #expect(try test.cache.keys(withPrefix: "") == ["A:1", "B:1", long, long + "x"])
     }
+
+    @Test func recordsGivenAgainAfterTheIndexHasGrownAreFoundAndMerged() throws {
+        let test = try TestCache()
+        // 40,000 keys grow the batch's index from 64 slots eleven times; each key then
+        // comes again, in reverse order, with a new value and a field of its own.
+        let count = 40_000
+        var parts = (0..<count).map { #""R:\#($0)": {"v": \#($0)}"# }
+        parts += (0..<count).reversed().map { #""R:\#($0)": {"v": -\#($0), "w": true}"# }
+        let changed = try test.cache.put(json: "{" + parts.joined(separator: ", ") + "}")
+        #expect(changed.count == 2 * count)
+        #expect(Array(changed.prefix(2)) == ["R:0.v", "R:1.v"])
+        #expect(Array(changed.suffix(2)) == ["R:1.w", "R:0.w"])
+        #expect(try test.cache.keys(withPrefix: "R:").count == count)
+        #expect(try test.cache.record("R:0") == #"{"v":-0,"w":true}"#)
+        #expect(try test.cache.record("R:39999") == #"{"v":-39999,"w":true}"#)
+        #expect(try test.cache.record("R:20000") == #"{"v":-20000,"w":true}"#)
+    }
 }

@@ -126,6 +126,7 @@ struct Normalizer: ~Copyable {
             if keyed.byRule || keyed.byResolver { pathStart = pathMark }
         }
         let keyStart = pathStart, keyEnd = paths.count
+        batch.prepareToAdd(key: UnsafeRawBufferPointer(start: paths.start.unsafelyUnwrapped + keyStart, count: keyEnd - keyStart))
 
         // The fields, objects below first.
         let scratchMark = scratch.count

@@ -132,6 +132,13 @@ struct RecordBatch: ~Copyable {
         try appendField(key: UnsafeRawBufferPointer(start: copy, count: key.count), copying: value, order: order)
     }
 
+    /// Readies the lookup `addRecord` will make for `key`: the normalizer knows a record's
+    /// key before it has its fields.
+    @inline(__always)
+    func prepareToAdd(key: UnsafeRawBufferPointer) {
+        index.prefetch(index.hash(key))
+    }
+
     /// Ends the run that started at `start` as fields of the record `key` (which may
     /// have none). `sorted`: the run is in ascending key order with keys unique; else
     /// it is sorted here, and of a key given twice the later value wins.
@@ -152,7 +159,7 @@ struct RecordBatch: ~Copyable {
         for offset in 0..<8 { prefix = prefix << 8 | UInt64(offset < key.count ? key[offset] : 0) }
         records.append(Record(keyStart: UInt32(keyStart), keyCount: UInt32(key.count), first: UInt32(start),
                               count: UInt32(count), later: -1, prefix: prefix))
-        index.insert(hash: hash, record: records.count - 1, keys: keys, records: records)
+        index.insert(hash: hash, record: records.count - 1)
         byteCount &+= key.count &+ 16
     }
 
@@ -316,71 +323,5 @@ struct RecordBatch: ~Copyable {
         }
         out.append(UInt8(ascii: "}"))
         return out.array
-    }
-}
-
-/// The records of a batch by key: open addressing over record indices, with the hash
-/// kept beside each so that most probes compare no bytes.
-struct RecordIndex: ~Copyable {
-    private var slots: UnsafeMutablePointer<(hash: UInt32, record: Int32)>?
-    private var mask = 0
-    private var used = 0
-    private let seed = KeyBytes.seed
-
-    init() {}
-
-    /// The hash of a record key in this index.
-    @inline(__always)
-    func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
-        KeyBytes.hash(key, seed: seed)
-    }
-
-    deinit { slots?.deallocate() }
-
-    /// The record whose key is `key`.
-    @inline(__always)
-    func find(_ key: UnsafeRawBufferPointer, hash: UInt64, in keys: borrowing ByteBuffer,
-              records: borrowing PlainArray<RecordBatch.Record>) -> Int? {
-        guard let slots else { return nil }
-        let tag = UInt32(truncatingIfNeeded: hash >> 32)
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while slots[slot].record >= 0 {
-            if slots[slot].hash == tag {
-                let record = records[Int(slots[slot].record)]
-                let stored = UnsafeRawBufferPointer(start: keys.start.unsafelyUnwrapped + Int(record.keyStart), count: Int(record.keyCount))
-                if KeyBytes.equal(stored, key) { return Int(slots[slot].record) }
-            }
-            slot = (slot &+ 1) & mask
-        }
-        return nil
-    }
-
-    /// Adds `record` under `hash` (its key must not be in the index).
-    mutating func insert(hash: UInt64, record: Int, keys: borrowing ByteBuffer, records: borrowing PlainArray<RecordBatch.Record>) {
-        if (used + 1) * 2 > mask + 1 { grow(keys: keys, records: records) }
-        place(tag: UInt32(truncatingIfNeeded: hash >> 32), home: Int(truncatingIfNeeded: hash), record: Int32(record))
-        used += 1
-    }
-
-    private mutating func place(tag: UInt32, home: Int, record: Int32) {
-        let slots = slots.unsafelyUnwrapped
-        var slot = home & mask
-        while slots[slot].record >= 0 { slot = (slot &+ 1) & mask }
-        slots[slot] = (tag, record)
-    }
-
-    private mutating func grow(keys: borrowing ByteBuffer, records: borrowing PlainArray<RecordBatch.Record>) {
-        let old = slots, oldCount = slots == nil ? 0 : mask + 1
-        let count = Swift.max(64, oldCount * 2)
-        slots = .allocate(capacity: count)
-        slots.unsafelyUnwrapped.initialize(repeating: (0, -1), count: count)
-        mask = count - 1
-        guard let old else { return }
-        for slot in 0..<oldCount where old[slot].record >= 0 {
-            let record = records[Int(old[slot].record)]
-            let key = UnsafeRawBufferPointer(start: keys.start.unsafelyUnwrapped + Int(record.keyStart), count: Int(record.keyCount))
-            place(tag: old[slot].hash, home: Int(truncatingIfNeeded: hash(key)), record: old[slot].record)
-        }
-        old.deallocate()
     }
 }

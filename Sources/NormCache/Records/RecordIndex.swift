@@ -1,0 +1,75 @@
+import CPrefetch
+
+/// The records of a batch by key: open addressing over record indices, with 32 bits of
+/// the key's hash kept beside each. Those bits choose the slot too, so the index grows
+/// without reading a key again, and most probes compare no bytes.
+struct RecordIndex: ~Copyable {
+    private var slots: UnsafeMutablePointer<(hash: UInt32, record: Int32)>?
+    private var mask = 0
+    private var used = 0
+    private let seed = KeyBytes.seed
+
+    init() {}
+
+    deinit { slots?.deallocate() }
+
+    /// The hash of a record key in this index.
+    @inline(__always)
+    func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
+        let hash = KeyBytes.hash(key, seed: seed)
+        return UInt32(truncatingIfNeeded: hash ^ hash >> 32)
+    }
+
+    /// Asks for the slot where a lookup of `hash` starts: in a large batch the index is
+    /// out of the CPU's caches, and the normalizer knows a record's key long before it
+    /// adds the record.
+    @inline(__always)
+    func prefetch(_ hash: UInt32) {
+        guard let slots else { return }
+        normcache_prefetch(slots + (Int(hash) & mask))
+    }
+
+    /// The record whose key is `key`.
+    @inline(__always)
+    func find(_ key: UnsafeRawBufferPointer, hash: UInt32, in keys: borrowing ByteBuffer,
+              records: borrowing PlainArray<RecordBatch.Record>) -> Int? {
+        guard let slots else { return nil }
+        var slot = Int(hash) & mask
+        while slots[slot].record >= 0 {
+            if slots[slot].hash == hash {
+                let record = records[Int(slots[slot].record)]
+                let stored = UnsafeRawBufferPointer(start: keys.start.unsafelyUnwrapped + Int(record.keyStart), count: Int(record.keyCount))
+                if KeyBytes.equal(stored, key) { return Int(slots[slot].record) }
+            }
+            slot = (slot &+ 1) & mask
+        }
+        return nil
+    }
+
+    /// Adds `record` under `hash` (its key must not be in the index).
+    mutating func insert(hash: UInt32, record: Int) {
+        if (used + 1) * 2 > mask + 1 { grow() }
+        place(hash: hash, record: Int32(record))
+        used += 1
+    }
+
+    private mutating func place(hash: UInt32, record: Int32) {
+        let slots = slots.unsafelyUnwrapped
+        var slot = Int(hash) & mask
+        while slots[slot].record >= 0 { slot = (slot &+ 1) & mask }
+        slots[slot] = (hash, record)
+    }
+
+    private mutating func grow() {
+        let old = slots, oldCount = slots == nil ? 0 : mask + 1
+        let count = Swift.max(64, oldCount * 2)
+        slots = .allocate(capacity: count)
+        slots.unsafelyUnwrapped.initialize(repeating: (0, -1), count: count)
+        mask = count - 1
+        guard let old else { return }
+        for slot in 0..<oldCount where old[slot].record >= 0 {
+            place(hash: old[slot].hash, record: old[slot].record)
+        }
+        old.deallocate()
+    }
+}
