@@ -18,20 +18,16 @@ struct RecordCache: ~Copyable {
     /// The most slots the table grows to (8 MiB of slots).
     static let maximumSlots = 1 << 18
 
-    private var slots: UnsafeMutablePointer<Slot>?
-    private var mask = 0
-    private var used = 0
-    private let seed = KeyBytes.seed
+    private var table = HashSlots<Slot>()
 
     init() {}
-
-    deinit { slots?.deallocate() }
 
     /// The record found under `key` earlier in the read, if any.
     @inline(__always)
     func record(_ key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        guard let slots else { return nil }
-        var index = Int(truncatingIfNeeded: KeyBytes.hash(key, seed: seed)) & mask
+        guard let slots = table.base else { return nil }
+        let mask = table.mask
+        var index = Int(truncatingIfNeeded: KeyBytes.hash(key, seed: table.seed)) & mask
         while let stored = slots[index].key {
             if KeyBytes.equal(UnsafeRawBufferPointer(start: stored, count: slots[index].keyCount), key) { return slots[index].record }
             index = (index &+ 1) & mask
@@ -43,31 +39,26 @@ struct RecordCache: ~Copyable {
     /// valid as long as the cache.
     mutating func insert(_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) {
         guard let keyStart = key.baseAddress else { return }
-        if (used + 1) * 2 > mask + 1 {
-            guard mask + 1 < Self.maximumSlots else { return }
+        if table.isFull {
+            guard table.count < Self.maximumSlots else { return }
             grow()
         }
-        let slots = slots.unsafelyUnwrapped
-        var index = Int(truncatingIfNeeded: KeyBytes.hash(key, seed: seed)) & mask
+        place(Slot(key: keyStart, keyCount: key.count, record: record))
+        table.used += 1
+    }
+
+    private mutating func place(_ slot: Slot) {
+        let slots = table.base.unsafelyUnwrapped, mask = table.mask
+        let key = UnsafeRawBufferPointer(start: slot.key, count: slot.keyCount)
+        var index = Int(truncatingIfNeeded: KeyBytes.hash(key, seed: table.seed)) & mask
         while slots[index].key != nil { index = (index &+ 1) & mask }
-        slots[index] = Slot(key: keyStart, keyCount: key.count, record: record)
-        used += 1
+        slots[index] = slot
     }
 
     private mutating func grow() {
-        let old = slots, oldCount = slots == nil ? 0 : mask + 1
-        let count = Swift.max(256, oldCount * 2)
-        let grown = UnsafeMutablePointer<Slot>.allocate(capacity: count)
-        grown.initialize(repeating: Slot(key: nil, keyCount: 0, record: UnsafeRawBufferPointer(start: nil, count: 0)), count: count)
-        slots = grown
-        mask = count - 1
-        guard let old else { return }
-        for index in 0..<oldCount {
-            guard let key = old[index].key else { continue }
-            var target = Int(truncatingIfNeeded: KeyBytes.hash(UnsafeRawBufferPointer(start: key, count: old[index].keyCount), seed: seed)) & mask
-            while grown[target].key != nil { target = (target &+ 1) & mask }
-            grown[target] = old[index]
-        }
+        let empty = Slot(key: nil, keyCount: 0, record: UnsafeRawBufferPointer(start: nil, count: 0))
+        guard let (old, oldCount) = table.double(minimum: 256, empty: empty) else { return }
+        for index in 0..<oldCount where old[index].key != nil { place(old[index]) }
         old.deallocate()
     }
 }

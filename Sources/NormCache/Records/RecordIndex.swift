@@ -4,19 +4,14 @@ import CPrefetch
 /// the key's hash kept beside each. Those bits choose the slot too, so the index grows
 /// without reading a key again, and most probes compare no bytes.
 struct RecordIndex: ~Copyable {
-    private var slots: UnsafeMutablePointer<(hash: UInt32, record: Int32)>?
-    private var mask = 0
-    private var used = 0
-    private let seed = KeyBytes.seed
+    private var table = HashSlots<(hash: UInt32, record: Int32)>()
 
     init() {}
-
-    deinit { slots?.deallocate() }
 
     /// The hash of a record key in this index.
     @inline(__always)
     func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
-        let hash = KeyBytes.hash(key, seed: seed)
+        let hash = KeyBytes.hash(key, seed: table.seed)
         return UInt32(truncatingIfNeeded: hash ^ hash >> 32)
     }
 
@@ -25,15 +20,16 @@ struct RecordIndex: ~Copyable {
     /// adds the record.
     @inline(__always)
     func prefetch(_ hash: UInt32) {
-        guard let slots else { return }
-        normcache_prefetch(slots + (Int(hash) & mask))
+        guard let slots = table.base else { return }
+        normcache_prefetch(slots + (Int(hash) & table.mask))
     }
 
     /// The record whose key is `key`.
     @inline(__always)
     func find(_ key: UnsafeRawBufferPointer, hash: UInt32, in keys: borrowing ByteBuffer,
               records: borrowing PlainArray<RecordBatch.Record>) -> Int? {
-        guard let slots else { return nil }
+        guard let slots = table.base else { return nil }
+        let mask = table.mask
         var slot = Int(hash) & mask
         while slots[slot].record >= 0 {
             if slots[slot].hash == hash {
@@ -48,25 +44,20 @@ struct RecordIndex: ~Copyable {
 
     /// Adds `record` under `hash` (its key must not be in the index).
     mutating func insert(hash: UInt32, record: Int) {
-        if (used + 1) * 2 > mask + 1 { grow() }
+        if table.isFull { grow() }
         place(hash: hash, record: Int32(record))
-        used += 1
+        table.used += 1
     }
 
     private mutating func place(hash: UInt32, record: Int32) {
-        let slots = slots.unsafelyUnwrapped
+        let slots = table.base.unsafelyUnwrapped, mask = table.mask
         var slot = Int(hash) & mask
         while slots[slot].record >= 0 { slot = (slot &+ 1) & mask }
         slots[slot] = (hash, record)
     }
 
     private mutating func grow() {
-        let old = slots, oldCount = slots == nil ? 0 : mask + 1
-        let count = Swift.max(64, oldCount * 2)
-        slots = .allocate(capacity: count)
-        slots.unsafelyUnwrapped.initialize(repeating: (0, -1), count: count)
-        mask = count - 1
-        guard let old else { return }
+        guard let (old, oldCount) = table.double(minimum: 64, empty: (0, -1)) else { return }
         for slot in 0..<oldCount where old[slot].record >= 0 {
             place(hash: old[slot].hash, record: old[slot].record)
         }
