@@ -73,19 +73,29 @@ extension ByteBuffer {
 }
 
 extension JSONString {
+    /// The bytes of `word` (eight, little-endian) that need an escape in a JSON string,
+    /// each marked by its high bit: a `"`, a `\` or a control character. A byte is
+    /// marked when it is zero after the xor (a quote or backslash) or below 0x20; bytes
+    /// of 0x80 and above never are. Only the lowest mark is exact (a borrow can mark
+    /// the byte after a marked one), which is all its callers use.
+    @inline(__always)
+    static func needsEscape(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+        let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | (word &- ones &* 0x20)
+        return special & ~word & highBits
+    }
+
     /// Copies the longest prefix of `start[0..<length]` that needs no escape in a JSON
     /// string to `out` (which has room for `length` bytes; it may receive a few bytes
     /// past the prefix) and returns its length: a word at a time, checked as it is copied.
     @inline(__always)
     static func copyPlainPrefix(_ start: UnsafeRawPointer, _ length: Int, to out: UnsafeMutableRawPointer) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
         var position = 0
         while position &+ 8 <= length {
             let word = start.loadUnaligned(fromByteOffset: position, as: UInt64.self)
             (out + position).storeBytes(of: word, as: UInt64.self)
-            let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
-            let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | (word &- ones &* 0x20)
-            let flagged = special & ~word & highBits
+            let flagged = needsEscape(word)
             guard flagged == 0 else { return position &+ flagged.trailingZeroBitCount >> 3 }
             position &+= 8
         }
@@ -94,9 +104,7 @@ extension JSONString {
             let last = length &- 8
             let word = start.loadUnaligned(fromByteOffset: last, as: UInt64.self)
             (out + last).storeBytes(of: word, as: UInt64.self)
-            let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
-            let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | (word &- ones &* 0x20)
-            let flagged = special & ~word & highBits
+            let flagged = needsEscape(word)
             return flagged == 0 ? length : last &+ flagged.trailingZeroBitCount >> 3
         }
         while position < length {
@@ -112,15 +120,10 @@ extension JSONString {
     /// JSON string: no `"`, no `\`, no control character.
     @inline(__always)
     static func plainPrefixLength(_ start: UnsafeRawPointer, _ length: Int) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
         var position = 0
         while position &+ 8 <= length {
             let word = start.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-            let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
-            // A byte is flagged when it is zero after the xor (a quote or backslash) or
-            // below 0x20; bytes of 0x80 and above never are.
-            let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | (word &- ones &* 0x20)
-            let flagged = special & ~word & highBits
+            let flagged = needsEscape(word)
             guard flagged == 0 else { return position &+ flagged.trailingZeroBitCount >> 3 }
             position &+= 8
         }
@@ -128,9 +131,7 @@ extension JSONString {
         if position < length, length >= 8 {
             let last = length &- 8
             let word = start.loadUnaligned(fromByteOffset: last, as: UInt64.self)
-            let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
-            let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | (word &- ones &* 0x20)
-            let flagged = special & ~word & highBits
+            let flagged = needsEscape(word)
             return flagged == 0 ? length : last &+ flagged.trailingZeroBitCount >> 3
         }
         while position < length {

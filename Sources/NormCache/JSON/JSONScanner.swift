@@ -217,12 +217,9 @@ struct JSONScanner: ~Copyable {
     /// stopping at the first such byte of the word that holds one.
     @inline(__always)
     private mutating func skipPlainStringBytes() {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
         while position &+ 8 <= count {
             let word = UnsafeRawPointer(bytes).loadUnaligned(fromByteOffset: position, as: UInt64.self)
-            let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
-            let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | ((word &- ones &* 0x20) & ~word) | word
-            let flagged = special & highBits
+            let flagged = JSONString.needsEscape(word) | (word & 0x8080_8080_8080_8080)
             guard flagged == 0 else {
                 position &+= flagged.trailingZeroBitCount >> 3
                 return
