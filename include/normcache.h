@@ -59,6 +59,9 @@ extern "C" {
 #define NORMCACHE_VERSION_PATCH 0
 /** The version of this header as text, "MAJOR.MINOR.PATCH". */
 #define NORMCACHE_VERSION "0.1.0"
+/** The version of this header as one integer, MAJOR * 1000000 + MINOR * 1000 + PATCH,
+ *  for comparisons in the preprocessor (as SQLITE_VERSION_NUMBER and MDB_VERINT). */
+#define NORMCACHE_VERSION_NUMBER 1000
 
 /**
  * normcache_version — the version of the loaded library.
@@ -68,6 +71,14 @@ extern "C" {
  * Never fails; thread-safe; the caller must not free the string.
  */
 const char *normcache_version(void);
+
+/**
+ * normcache_version_number — the version of the loaded library as one integer.
+ *
+ * Returns MAJOR * 1000000 + MINOR * 1000 + PATCH of the library, to compare with
+ * NORMCACHE_VERSION_NUMBER. Never fails; thread-safe.
+ */
+int normcache_version_number(void);
 
 /* ---------------------------------------------------------------------------
  * Status codes
@@ -365,10 +376,15 @@ typedef struct normcache_key normcache_key;
  * __typename) and a view of the object (normcache_object_member). To give the object
  * a key, call normcache_key_set; to leave it to the other rules, don't. Return
  * NORMCACHE_OK; any other value fails the write (or normalize) with
- * NORMCACHE_ECALLBACK, and nothing is written. The callback runs on the thread of the
- * call and may call the library, reads and writes alike: normalizing happens before
- * the write takes its transaction. A callback that closes the handle of the write it
+ * NORMCACHE_ECALLBACK, and nothing is written; a callback that fails may say why
+ * with normcache_callback_error first. The callback runs on the thread of the call
+ * and may call the library, reads and writes alike: normalizing happens before the
+ * write takes its transaction. A callback that closes the handle of the write it
  * serves makes that write fail with NORMCACHE_EINVAL, writing nothing.
+ *
+ * Threads: operations may be used from several threads at once, so one resolver may
+ * run on several threads at the same time, and re-entrantly on one thread (when it
+ * calls a write that meets another object); it must be safe for both.
  */
 typedef int (*normcache_key_resolver)(void *context, const char *typename_, size_t typename_len,
                                       const normcache_object *object, normcache_key *key);
@@ -378,10 +394,47 @@ typedef int (*normcache_key_resolver)(void *context, const char *typename_, size
  *
  * `context` is passed to every call as it is. Operations prepared afterwards on this
  * handle use the resolver (and `context`), so both must stay valid as long as those
- * operations are used, even after the handle is closed. Returns NORMCACHE_OK;
- * NORMCACHE_EINVAL (NULL or closed handle).
+ * operations are used, even after the handle is closed; normcache_set_key_resolver_v2
+ * tells the caller when that is over. Safe to call while other threads use the handle:
+ * calls in progress and operations prepared before keep the resolver they had.
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, inherited handle).
  */
 int normcache_set_key_resolver(normcache *cache, normcache_key_resolver resolver, void *context);
+
+/** Releases a callback's context; the library calls it once, when it holds the context no more. */
+typedef void (*normcache_destroy)(void *context);
+
+/**
+ * normcache_set_key_resolver_v2 — set (or remove) the key resolver, with a destructor
+ * for its context (as sqlite3_create_function_v2's xDestroy).
+ *
+ * As normcache_set_key_resolver, and `destroy` (which may be NULL) is called with
+ * `context` exactly once, when the library holds the resolver no more: after it is
+ * replaced or removed, the handle is closed, and every operation prepared with it is
+ * freed. It runs on the thread that drops the last hold (in normcache_op_free,
+ * normcache_close, a later normcache_set_key_resolver*, or at the end of a call on
+ * another thread that was still using a freed operation), outside the library's locks;
+ * it must not use the handle or operation being released.
+ * With a NULL `resolver`, nothing holds `context` and `destroy` is called before this
+ * call returns; when this call fails, `destroy` is called before it returns too.
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, inherited handle).
+ */
+int normcache_set_key_resolver_v2(normcache *cache, normcache_key_resolver resolver, void *context,
+                                  normcache_destroy destroy);
+
+/**
+ * normcache_callback_error — a failing callback's reason.
+ *
+ * Called by a callback the library is running (a key resolver), on the thread it runs
+ * on, before it returns a status other than NORMCACHE_OK: the error message of the call
+ * that the callback fails (normcache_errmsg) then ends with `message` instead of the
+ * returned status, e.g. "the key resolver failed at feed.0: KeyError: 'uuid'". The text
+ * is copied; bytes that are not UTF-8 are replaced by U+FFFD. Calling it again replaces
+ * the reason; a callback that returns NORMCACHE_OK leaves no reason behind.
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (no callback of the library running on this
+ * thread, or a NULL message with a non-zero length).
+ */
+int normcache_callback_error(const char *message, size_t message_len);
 
 /**
  * normcache_object_member — a member of the object a key resolver is given.

@@ -10,24 +10,37 @@ struct KeyAnswer {
     var group: String?
 }
 
-/// The C callback and its context, carried into the Swift resolver closure.
-private struct CallbackResolver: @unchecked Sendable {
+/// The C callback, its context and the context's destructor, carried into the Swift
+/// resolver closure: the closure holds the only references, so the destructor runs
+/// when the last operation (or handle) holding the resolver lets it go.
+private final class CallbackResolver: @unchecked Sendable {
     let callback: normcache_key_resolver
     let context: UnsafeMutableRawPointer?
+    let destroy: normcache_destroy?
+
+    init(callback: normcache_key_resolver, context: UnsafeMutableRawPointer?, destroy: normcache_destroy?) {
+        self.callback = callback
+        self.context = context
+        self.destroy = destroy
+    }
+
+    deinit { destroy?(context) }
 
     func resolve(_ typename: String?, _ object: ResponseObject) throws(NormCacheError) -> CacheKeyInfo? {
         var answer = KeyAnswer()
         var view = object
-        let status = withUnsafeMutablePointer(to: &answer) { answerPointer in
-            withUnsafePointer(to: &view) { objectPointer in
-                let objectHandle = OpaquePointer(objectPointer)
-                let keyHandle = OpaquePointer(answerPointer)
-                guard let typename else { return callback(context, nil, 0, objectHandle, keyHandle) }
-                return typename.withCString { callback(context, $0, typename.utf8.count, objectHandle, keyHandle) }
+        let (status, reason) = CallbackFailure.run {
+            withUnsafeMutablePointer(to: &answer) { answerPointer in
+                withUnsafePointer(to: &view) { objectPointer in
+                    let objectHandle = OpaquePointer(objectPointer)
+                    let keyHandle = OpaquePointer(answerPointer)
+                    guard let typename else { return callback(context, nil, 0, objectHandle, keyHandle) }
+                    return typename.withCString { callback(context, $0, typename.utf8.count, objectHandle, keyHandle) }
+                }
             }
         }
         guard status == NORMCACHE_OK else {
-            throw NormCacheError(.callback, "the resolver returned status \(status) for \(typename ?? "an object without __typename")")
+            throw NormCacheError(.callback, reason ?? "the resolver returned status \(status) for \(typename ?? "an object without __typename")")
         }
         return answer.id.map { CacheKeyInfo(id: $0, group: answer.group) }
     }
@@ -36,14 +49,35 @@ private struct CallbackResolver: @unchecked Sendable {
 @c @implementation
 public func normcache_set_key_resolver(_ cache: OpaquePointer?, _ resolver: normcache_key_resolver?,
                                        _ context: UnsafeMutableRawPointer?) -> Int32 {
-    Boundary.run { () throws(NormCacheError) in
+    normcache_set_key_resolver_v2(cache, resolver, context, nil)
+}
+
+@c @implementation
+public func normcache_set_key_resolver_v2(_ cache: OpaquePointer?, _ resolver: normcache_key_resolver?,
+                                          _ context: UnsafeMutableRawPointer?, _ destroy: normcache_destroy?) -> Int32 {
+    // Made first, so that a failed call (or a NULL resolver) destroys the context when
+    // it is released at the end of this call.
+    let carried = resolver.map { CallbackResolver(callback: $0, context: context, destroy: destroy) }
+    if carried == nil { destroy?(context) }
+    return Boundary.run { () throws(NormCacheError) in
         let open = try caches.object(cache)
-        guard let resolver else {
+        guard let carried else {
             open.setKeyResolver(nil)
             return NORMCACHE_OK
         }
-        let carried = CallbackResolver(callback: resolver, context: context)
         open.setKeyResolver { typename, object in try carried.resolve(typename, object) }
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_callback_error(_ message: UnsafePointer<CChar>?, _ messageLength: Int) -> Int32 {
+    Boundary.run { () throws(NormCacheError) in
+        let bytes = try Boundary.input(message, messageLength, "message")
+        guard let frame = CallbackFailure.current else {
+            throw NormCacheError(.invalidArgument, "normcache_callback_error was called outside a callback of the library")
+        }
+        frame.reason = String(decoding: bytes, as: UTF8.self)
         return NORMCACHE_OK
     }
 }

@@ -11,6 +11,11 @@ public func normcache_version() -> UnsafePointer<CChar>? {
 }
 
 @c @implementation
+public func normcache_version_number() -> Int32 {
+    NormalizedCache.versionNumber
+}
+
+@c @implementation
 public func normcache_errstr(_ code: Int32) -> UnsafePointer<CChar>? {
     Boundary.cString(StatusText.text(for: code))
 }

@@ -25,10 +25,16 @@ final class CacheRules: @unchecked Sendable {
 
     /// Sets (or, with nil, removes) the programmatic key rule.
     func setResolver(_ resolver: KeyResolver?) {
-        lock.withLock {
-            configured.resolver = resolver
-            keyRules.resolver = resolver
+        // The replaced resolver is let go after the lock: letting go of the last hold on
+        // a C resolver runs its context's destructor, which must not run under our lock.
+        let replaced = lock.withLock { () -> (KeyResolver?, KeyResolver?) in
+            defer {
+                configured.resolver = resolver
+                keyRules.resolver = resolver
+            }
+            return (configured.resolver, keyRules.resolver)
         }
+        withExtendedLifetime(replaced) {}
     }
 
     /// Adds configured rules (JSON), over the schema's.

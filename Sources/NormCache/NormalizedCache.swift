@@ -9,6 +9,22 @@ public final class NormalizedCache: @unchecked Sendable {
     /// The library version, "MAJOR.MINOR.PATCH".
     public static let version: StaticString = "0.1.0"
 
+    /// The library version as one integer, MAJOR * 1000000 + MINOR * 1000 + PATCH
+    /// (`NORMCACHE_VERSION_NUMBER` in C), read from `version`.
+    public static var versionNumber: Int32 {
+        var number: Int32 = 0
+        var part: Int32 = 0
+        for byte in UnsafeBufferPointer(start: version.utf8Start, count: version.utf8CodeUnitCount) {
+            if byte == UInt8(ascii: ".") {
+                number = number * 1000 + part
+                part = 0
+            } else {
+                part = part * 10 + Int32(byte - UInt8(ascii: "0"))
+            }
+        }
+        return number * 1000 + part
+    }
+
     /// The path of the cache file.
     public var path: String { store.path }
     /// The options the cache was opened with.

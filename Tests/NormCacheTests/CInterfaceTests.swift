@@ -1,6 +1,7 @@
 import CNormCache
 import CNormCacheHeader
 import Glibc
+import NormCache
 import Testing
 
 /// The C interface called as C would call it: handles, status codes, thread-local
@@ -39,6 +40,16 @@ import Testing
         #expect(get(handle, "Droid:2001") == (NORMCACHE_OK, #"{"name":"R2-D2"}"#))
         #expect(get(handle, "Droid:2002") == (NORMCACHE_NOTFOUND, nil))
         #expect(normcache_close(handle) == NORMCACHE_OK)
+    }
+
+    /// The header's NORMCACHE_VERSION is the version's one source: the Swift core's
+    /// version text and number, and what the library reports, agree with it.
+    @Test func theVersionAgreesWithTheHeader() {
+        #expect("\(NormalizedCache.version)" == NORMCACHE_VERSION)
+        #expect(NormalizedCache.versionNumber == NORMCACHE_VERSION_NUMBER)
+        #expect(NORMCACHE_VERSION_NUMBER == NORMCACHE_VERSION_MAJOR * 1_000_000 + NORMCACHE_VERSION_MINOR * 1000 + NORMCACHE_VERSION_PATCH)
+        #expect(String(cString: normcache_version()) == NORMCACHE_VERSION)
+        #expect(normcache_version_number() == NORMCACHE_VERSION_NUMBER)
     }
 
     @Test func closedAndMadeUpHandlesAreRefused() throws {

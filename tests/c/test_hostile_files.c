@@ -255,7 +255,18 @@ static void test_zero_filled_files(void)
     free(zeros);
 }
 
-/** Random bytes of several seeds and lengths are "not an LMDB file". */
+/** Fails unless no `<path>-lock` file exists: a refused open leaves nothing beside the file. */
+static void check_no_lock_file(const char *path)
+{
+    char lock[NC_PATH_SIZE + 8];
+    struct stat info;
+    snprintf(lock, sizeof lock, "%s-lock", path);
+    if (stat(lock, &info) == 0) {
+        nc_fail(__FILE__, __LINE__, "a refused open left '%s' behind", lock);
+    }
+}
+
+/** Random bytes of several seeds and lengths are "not an LMDB file", and leave no lock file. */
 static void test_random_files(void)
 {
     static const size_t sizes[] = {1, 100, 4096, 8192, 65543, 1048576};
@@ -271,9 +282,28 @@ static void test_random_files(void)
             nc_temp_path(path, "random");
             nc_write_file(path, noise, sizes[i]);
             CHECK_REFUSED(path, NORMCACHE_ENOTCACHE, "' is not a normcache cache: not an LMDB file");
+            check_no_lock_file(path);
         }
     }
     free(noise);
+}
+
+/**
+ * A lock file that was there before a refused open is not the open's to remove (LMDB
+ * took it as the lock file of the path, as it would a real one): it stays.
+ */
+static void test_lock_file_of_another(void)
+{
+    static const unsigned char text[] = "print('not a cache')\n";
+    char path[NC_PATH_SIZE];
+    char lock[NC_PATH_SIZE + 8];
+    struct stat info;
+    nc_temp_path(path, "server.py");
+    nc_write_file(path, text, sizeof text - 1);
+    snprintf(lock, sizeof lock, "%s-lock", path);
+    nc_write_file(lock, (const unsigned char *)"", 0);
+    CHECK_REFUSED(path, NORMCACHE_ENOTCACHE, "' is not a normcache cache: not an LMDB file");
+    CHECK(stat(lock, &info) == 0);
 }
 
 /**
@@ -906,6 +936,7 @@ int main(void)
     test_empty_file();
     test_zero_filled_files();
     test_random_files();
+    test_lock_file_of_another();
     test_directory_at_path();
     test_plain_lmdb_files();
     test_empty_lmdb_file();

@@ -47,7 +47,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 "${CC:-cc}" -E -P -x c "$header" \
-    | grep -oE '\bnormcache_[a-z_]+[[:space:]]*\(' \
+    | grep -oE '\bnormcache_[a-z0-9_]+[[:space:]]*\(' \
     | sed -E 's/[[:space:]]*\($//' | LC_ALL=C sort -u >"$work/declared"
 nm -D --defined-only "$library" \
     | awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }' | LC_ALL=C sort -u >"$work/exported"

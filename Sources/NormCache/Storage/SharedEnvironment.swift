@@ -50,10 +50,16 @@ final class SharedEnvironment: @unchecked Sendable {
         if options.readOnly { flags.insert(.readOnly) }
         if options.durability == .fast { flags.insert(.noMetaSync) }
         let environment: LMDBEnvironment
+        let lockPath = path + "-lock"
+        let lockExisted = Glibc.access(lockPath, F_OK) == 0
         do throws(LMDBStatus) {
             environment = try LMDBEnvironment(path: path, flags: flags, mapSize: options.mapSize,
                                               maxReaders: options.maxReaders, maxDatabases: 4)
         } catch {
+            // LMDB creates the lock file before it reads the data file. When the data file
+            // is no LMDB file at all, no cache can be using that lock file: the one this
+            // open created goes again, so that a mistaken path leaves nothing beside it.
+            if !lockExisted, error == .invalid || error == .versionMismatch { unlink(lockPath) }
             throw Self.openError(error, path: path, readOnly: options.readOnly)
         }
         var status = stat()
@@ -303,7 +309,7 @@ final class SharedEnvironment: @unchecked Sendable {
         guard bytes > 0 else { return }
         let facts = try mapFacts()
         let (doubled, overflow) = bytes.multipliedReportingOverflow(by: 2)
-        guard !overflow, case let (needed, false) = facts.bytesUsed.addingReportingOverflow(doubled),
+        guard !overflow, case (let needed, false) = facts.bytesUsed.addingReportingOverflow(doubled),
               needed > facts.mapSize else { return }
         let pages = (needed + facts.pageSize - 1) / facts.pageSize
         try resizeMap { current in max(current, pages * facts.pageSize) }

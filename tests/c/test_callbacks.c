@@ -1,0 +1,298 @@
+/*
+ * test_callbacks.c — the lifetime of a key resolver's context and the words of a
+ * failing callback: normcache_set_key_resolver_v2 calls `destroy` exactly once, when
+ * the library holds the resolver no more (replaced, removed, handle closed, last
+ * operation freed, a failed call), on the thread that lets it go; and
+ * normcache_callback_error puts a callback's own reason into the failed call's message.
+ */
+#include "check.h"
+
+#include <pthread.h>
+
+/** Fails unless `call` returns `expected` and normcache_errmsg() contains `needle`. */
+#define CHECK_FAILS(call, expected, needle)         \
+    do {                                            \
+        CHECK_CODE(call, expected);                 \
+        CHECK_CONTAINS(normcache_errmsg(), needle); \
+    } while (0)
+
+/** A resolver's context: what it was asked, and how often it was destroyed, and where. */
+typedef struct {
+    int calls;             /**< resolver calls */
+    int destroyed;         /**< destroy calls; must end at exactly 1 */
+    pthread_t destroyer;   /**< the thread of the last destroy call */
+    const char *reason;    /**< given to normcache_callback_error, or NULL */
+    int status;            /**< what the resolver returns */
+} resolver_state;
+
+/** The destructor handed to normcache_set_key_resolver_v2: counts and remembers the thread. */
+static void destroy_state(void *context)
+{
+    resolver_state *state = context;
+    state->destroyed++;
+    state->destroyer = pthread_self();
+}
+
+/**
+ * Keys every object with an "id" as "Kept:<id>"; with a reason, gives it through
+ * normcache_callback_error and returns the state's status.
+ */
+static int keep_resolver(void *context, const char *typename_, size_t typename_len,
+                         const normcache_object *object, normcache_key *key)
+{
+    resolver_state *state = context;
+    const char *json = NULL;
+    size_t json_len = 0;
+    (void)typename_;
+    (void)typename_len;
+    state->calls++;
+    if (state->reason != NULL) {
+        CHECK_OK(normcache_callback_error(state->reason, strlen(state->reason)));
+        return state->status;
+    }
+    if (normcache_object_member(object, "id", 2, &json, &json_len) != NORMCACHE_OK) {
+        return state->status;
+    }
+    return normcache_key_set(key, json, json_len, "Kept", 4);
+}
+
+static const char query[] = "{ a { id b } }";
+static const char response[] = "{\"data\": {\"a\": {\"id\": 7, \"b\": 1}}}";
+static const char response_without_id[] = "{\"data\": {\"a\": {\"b\": 1}}}";
+
+/** A fresh, empty resolver state that returns NORMCACHE_OK. */
+static resolver_state fresh_state(void)
+{
+    resolver_state state;
+    memset(&state, 0, sizeof state);
+    return state;
+}
+
+/** Prepares `query` on `cache`, failing the test when it cannot. */
+static normcache_op *prepare_query(normcache *cache)
+{
+    normcache_op *op = NULL;
+    CHECK_OK(normcache_prepare(cache, query, strlen(query), NULL, 0, &op));
+    return op;
+}
+
+/** Replacing the resolver, or removing it, destroys the old context at once. */
+static void test_replaced_and_removed(void)
+{
+    resolver_state first = fresh_state();
+    resolver_state second = fresh_state();
+    normcache *cache = NC_OPEN_FRESH("{\"durability\": \"fast\"}");
+
+    CHECK_OK(normcache_set_key_resolver_v2(cache, keep_resolver, &first, destroy_state));
+    CHECK(first.destroyed == 0);
+    CHECK_OK(normcache_set_key_resolver_v2(cache, keep_resolver, &second, destroy_state));
+    CHECK(first.destroyed == 1);
+    CHECK(pthread_equal(first.destroyer, pthread_self()));
+    CHECK(second.destroyed == 0);
+    CHECK_OK(normcache_set_key_resolver(cache, NULL, NULL));
+    CHECK(second.destroyed == 1);
+    CHECK_OK(normcache_close(cache));
+    CHECK(first.destroyed == 1);
+    CHECK(second.destroyed == 1);
+}
+
+/** Closing the handle destroys a context no operation holds. */
+static void test_closed_handle(void)
+{
+    resolver_state state = fresh_state();
+    normcache *cache = NC_OPEN_FRESH("{\"durability\": \"fast\"}");
+    CHECK_OK(normcache_set_key_resolver_v2(cache, keep_resolver, &state, destroy_state));
+    CHECK_OK(normcache_close(cache));
+    CHECK(state.destroyed == 1);
+    CHECK(state.calls == 0);
+}
+
+/** Operations keep the resolver past the handle; the last one freed destroys it. */
+static void test_operations_hold_the_context(void)
+{
+    resolver_state state = fresh_state();
+    normcache *cache = NC_OPEN_FRESH("{\"durability\": \"fast\"}");
+    normcache_op *first;
+    normcache_op *second;
+    char *out = NULL;
+    size_t out_len = 0;
+
+    CHECK_OK(normcache_set_key_resolver_v2(cache, keep_resolver, &state, destroy_state));
+    first = prepare_query(cache);
+    second = prepare_query(cache);
+    CHECK_OK(normcache_set_key_resolver(cache, NULL, NULL));
+    CHECK_OK(normcache_close(cache));
+    CHECK(state.destroyed == 0);
+
+    CHECK_OK(normcache_normalize(first, NULL, 0, response, strlen(response), &out, &out_len));
+    nc_check_output(__FILE__, __LINE__, "records", out, out_len,
+                    "{\"Kept:7\":{\"id\":7,\"b\":1},\"QUERY_ROOT\":{\"a\":{\"$reference\":\"Kept:7\"}}}");
+    CHECK(state.calls == 1);
+    CHECK_OK(normcache_op_free(first));
+    CHECK(state.destroyed == 0);
+    CHECK_OK(normcache_op_free(second));
+    CHECK(state.destroyed == 1);
+}
+
+/** The body of test_destroyed_on_the_freeing_thread's other thread: frees the operation. */
+static void *free_operation(void *op)
+{
+    CHECK_OK(normcache_op_free(op));
+    return NULL;
+}
+
+/** The context is destroyed on the thread that frees the last operation holding it. */
+static void test_destroyed_on_the_freeing_thread(void)
+{
+    resolver_state state = fresh_state();
+    normcache *cache = NC_OPEN_FRESH("{\"durability\": \"fast\"}");
+    normcache_op *op;
+    pthread_t thread;
+
+    CHECK_OK(normcache_set_key_resolver_v2(cache, keep_resolver, &state, destroy_state));
+    op = prepare_query(cache);
+    CHECK_OK(normcache_close(cache));
+    CHECK(state.destroyed == 0);
+    CHECK(pthread_create(&thread, NULL, free_operation, op) == 0);
+    CHECK(pthread_join(thread, NULL) == 0);
+    CHECK(state.destroyed == 1);
+    CHECK(pthread_equal(state.destroyer, thread));
+}
+
+/** A failed call destroys the context before it returns; a NULL resolver does too. */
+static void test_failed_and_null_calls(void)
+{
+    resolver_state refused = fresh_state();
+    resolver_state unused = fresh_state();
+    resolver_state no_destroy = fresh_state();
+    normcache *cache = NC_OPEN_FRESH("{\"durability\": \"fast\"}");
+
+    CHECK_FAILS(normcache_set_key_resolver_v2(NULL, keep_resolver, &refused, destroy_state),
+                NORMCACHE_EINVAL, "the cache handle is NULL");
+    CHECK(refused.destroyed == 1);
+    CHECK_OK(normcache_set_key_resolver_v2(cache, NULL, &unused, destroy_state));
+    CHECK(unused.destroyed == 1);
+    CHECK_OK(normcache_set_key_resolver_v2(cache, keep_resolver, &no_destroy, NULL));
+    CHECK_OK(normcache_close(cache));
+    CHECK_FAILS(normcache_set_key_resolver_v2(cache, keep_resolver, &refused, destroy_state),
+                NORMCACHE_EINVAL, "the cache handle is closed or was never opened");
+    CHECK(refused.destroyed == 2);
+    CHECK(unused.destroyed == 1);
+}
+
+/** A failing resolver's reason ends the write's message; nothing is written. */
+static void test_callback_reason(void)
+{
+    resolver_state state = fresh_state();
+    normcache *cache = NC_OPEN_FRESH("{\"durability\": \"fast\"}");
+    normcache_op *op;
+    char *out = (char *)"preset";
+    size_t out_len = 9;
+
+    state.reason = "KeyError: 'uuid'";
+    state.status = -7;
+    CHECK_OK(normcache_set_key_resolver_v2(cache, keep_resolver, &state, destroy_state));
+    op = prepare_query(cache);
+    CHECK_CODE(normcache_write(cache, op, NULL, 0, response, strlen(response), &out, &out_len),
+               NORMCACHE_ECALLBACK);
+    CHECK(strcmp(normcache_errmsg(), "the key resolver failed at a: KeyError: 'uuid'") == 0);
+    CHECK(out == NULL && out_len == 0);
+    CHECK_SEARCH(cache, "", NULL, 0, "[]");
+
+    /* Bytes that are not UTF-8 are replaced; the reason is the callback's own text. */
+    state.reason = "bad \xff byte";
+    CHECK_CODE(normcache_normalize(op, NULL, 0, response, strlen(response), &out, &out_len),
+               NORMCACHE_ECALLBACK);
+    CHECK(strcmp(normcache_errmsg(), "the key resolver failed at a: bad \xef\xbf\xbd byte") == 0);
+
+    /* Without a reason, the status is named, as before. */
+    state.reason = NULL;
+    state.status = 42;
+    CHECK_CODE(normcache_normalize(op, "{}", 2, response_without_id, strlen(response_without_id),
+                                   &out, &out_len),
+               NORMCACHE_ECALLBACK);
+    CHECK(strcmp(normcache_errmsg(),
+                 "the key resolver failed at a: the resolver returned status 42 for an object "
+                 "without __typename") == 0);
+    CHECK_OK(normcache_op_free(op));
+    CHECK_OK(normcache_close(cache));
+    CHECK(state.destroyed == 1);
+}
+
+/** What test_reasons_stay_apart's outer resolver works with. */
+typedef struct {
+    normcache *cache;         /**< the cache the inner write goes to */
+    normcache_op *inner;      /**< an operation whose resolver fails with its own reason */
+    int inner_code;           /**< what the inner write returned */
+    char inner_message[200];  /**< its message, as the outer resolver saw it */
+} nesting_state;
+
+/** Gives a reason, then runs a write whose own resolver fails; returns failure. */
+static int outer_resolver(void *context, const char *typename_, size_t typename_len,
+                          const normcache_object *object, normcache_key *key)
+{
+    nesting_state *state = context;
+    (void)typename_;
+    (void)typename_len;
+    (void)object;
+    (void)key;
+    CHECK_OK(normcache_callback_error("first outer reason", 18));
+    CHECK_OK(normcache_callback_error("outer reason", 12));
+    state->inner_code = normcache_write(state->cache, state->inner, NULL, 0, response,
+                                        strlen(response), NULL, NULL);
+    snprintf(state->inner_message, sizeof state->inner_message, "%s", normcache_errmsg());
+    return NORMCACHE_ECALLBACK;
+}
+
+/**
+ * A callback that runs another failing callback keeps its own reason (the inner
+ * call's reason stays with the inner call); a second call replaces the first.
+ */
+static void test_reasons_stay_apart(void)
+{
+    resolver_state inner = fresh_state();
+    nesting_state nesting;
+    normcache *cache = NC_OPEN_FRESH("{\"durability\": \"fast\"}");
+    normcache_op *outer;
+
+    memset(&nesting, 0, sizeof nesting);
+    inner.reason = "inner reason";
+    inner.status = -1;
+    nesting.cache = cache;
+    CHECK_OK(normcache_set_key_resolver_v2(cache, keep_resolver, &inner, destroy_state));
+    nesting.inner = prepare_query(cache);
+    CHECK_OK(normcache_set_key_resolver(cache, outer_resolver, &nesting));
+    outer = prepare_query(cache);
+    CHECK_CODE(normcache_write(cache, outer, NULL, 0, response, strlen(response), NULL, NULL),
+               NORMCACHE_ECALLBACK);
+    CHECK(strcmp(normcache_errmsg(), "the key resolver failed at a: outer reason") == 0);
+    CHECK(nesting.inner_code == NORMCACHE_ECALLBACK);
+    CHECK(strcmp(nesting.inner_message, "the key resolver failed at a: inner reason") == 0);
+    CHECK_SEARCH(cache, "", NULL, 0, "[]");
+    CHECK_OK(normcache_op_free(outer));
+    CHECK_OK(normcache_op_free(nesting.inner));
+    CHECK_OK(normcache_close(cache));
+    CHECK(inner.destroyed == 1);
+}
+
+/** Outside a callback, or with a NULL message of some length, the call is refused. */
+static void test_callback_error_misuse(void)
+{
+    CHECK_FAILS(normcache_callback_error("why", 3), NORMCACHE_EINVAL,
+                "normcache_callback_error was called outside a callback of the library");
+    CHECK_FAILS(normcache_callback_error(NULL, 3), NORMCACHE_EINVAL,
+                "message is NULL but its length is 3");
+}
+
+int main(void)
+{
+    test_replaced_and_removed();
+    test_closed_handle();
+    test_operations_hold_the_context();
+    test_destroyed_on_the_freeing_thread();
+    test_failed_and_null_calls();
+    test_callback_reason();
+    test_reasons_stay_apart();
+    test_callback_error_misuse();
+    return 0;
+}
