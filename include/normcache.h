@@ -24,6 +24,15 @@
  *    open the same cache file, and one process may open it several times (its handles
  *    then share one LMDB environment); each handle sees the writes the others have
  *    committed.
+ *  - Threads: every function may be called from any thread. Calls on one handle
+ *    run at the same time (reads in parallel, writes one after another, each in its
+ *    own transaction). A prepared operation is immutable: many threads may use it at
+ *    once, and normcache_op_free while other threads are inside calls with it lets
+ *    those calls finish with it (later calls get NORMCACHE_EINVAL). normcache_close
+ *    waits for calls inside a transaction on other threads; a call that has not begun
+ *    its transaction then fails with NORMCACHE_EINVAL. load_schema, configure and
+ *    set_key_resolver* may run while other threads prepare: a prepare uses the rules
+ *    as they were when it began. normcache_errmsg is per thread.
  *  - A handle belongs to the process that opened it: after fork(), the child must
  *    open the cache again; calls on an inherited handle return NORMCACHE_EINVAL,
  *    except normcache_close, which releases the child's copy and leaves the parent's
@@ -487,7 +496,9 @@ int normcache_op_document(normcache_op *op, char **out_document, size_t *out_len
 /**
  * normcache_op_free — release a prepared operation.
  *
- * NULL returns NORMCACHE_OK; a freed operation returns NORMCACHE_EINVAL.
+ * NULL returns NORMCACHE_OK; a freed operation returns NORMCACHE_EINVAL. Calls using
+ * the operation on other threads finish with it; when the operation held the last hold
+ * on a key resolver set with normcache_set_key_resolver_v2, its destroy runs then.
  */
 int normcache_op_free(normcache_op *op);
 
@@ -498,9 +509,12 @@ int normcache_op_free(normcache_op *op);
  * a JSON object or NULL/0. *out_records receives the records in the JSON notation
  * above ({} for a response without data).
  *
- * Returns NORMCACHE_OK; NORMCACHE_EINVAL; NORMCACHE_EJSON (malformed response or
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or freed operation, NULL out-parameters,
+ * a fragment instead of an operation); NORMCACHE_EJSON (malformed response or
  * variables); NORMCACHE_EDATA (a selected field missing, a null in a non-null
- * position, a value of the wrong shape; the message names the response path).
+ * position, a value of the wrong shape; the message names the response path);
+ * NORMCACHE_ECALLBACK (the key resolver failed; its reason in the message);
+ * NORMCACHE_ENOMEM.
  */
 int normcache_normalize(normcache_op *op, const char *variables_json, size_t variables_len,
                         const char *response_json, size_t response_len,
@@ -510,9 +524,13 @@ int normcache_normalize(normcache_op *op, const char *variables_json, size_t var
  * normcache_write — normalize a response and merge its records in one transaction.
  *
  * As normcache_normalize, then as normcache_put: *out_changed (when not NULL) receives
- * the changed fields. All or nothing.
+ * the changed fields. All or nothing: the key resolver runs before the transaction
+ * begins, and any failure leaves the cache as it was.
  *
- * Returns what normcache_normalize and normcache_put return.
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL or freed
+ * operation, a fragment instead of an operation); NORMCACHE_EJSON; NORMCACHE_EDATA;
+ * NORMCACHE_ECALLBACK (as normcache_normalize); NORMCACHE_EREADONLY;
+ * NORMCACHE_ENOTCACHE (damaged file); NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
  */
 int normcache_write(normcache *cache, normcache_op *op,
                     const char *variables_json, size_t variables_len,
