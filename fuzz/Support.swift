@@ -7,10 +7,11 @@
 // correct answer to bad input; a trap, a sanitizer report or a failed `require` is a
 // defect.
 
+@testable import NormCache
+
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import NormCache
 
 /// Stops the run with `message` (libFuzzer saves the input as a crash) unless `condition`.
 func require(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,

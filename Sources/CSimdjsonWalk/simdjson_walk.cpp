@@ -10,14 +10,16 @@ struct simdjson_walk_parser {
 
 size_t simdjson_walk_padding(void) { return simdjson::SIMDJSON_PADDING; }
 
-simdjson_walk_parser *simdjson_walk_parser_new(void) {
+simdjson_walk_parser *simdjson_walk_parser_new(void)
+{
     return new (std::nothrow) simdjson_walk_parser();
 }
 
 void simdjson_walk_parser_free(simdjson_walk_parser *parser) { delete parser; }
 
 /// Counts the values below `element` and the bytes of its strings and keys.
-static int64_t visit(simdjson::dom::element element) {
+static int64_t visit(simdjson::dom::element element)
+{
     switch (element.type()) {
     case simdjson::dom::element_type::OBJECT: {
         int64_t total = 1;
@@ -28,7 +30,9 @@ static int64_t visit(simdjson::dom::element element) {
     }
     case simdjson::dom::element_type::ARRAY: {
         int64_t total = 1;
-        for (auto child : simdjson::dom::array(element)) total += visit(child);
+        for (auto child : simdjson::dom::array(element)) {
+            total += visit(child);
+        }
         return total;
     }
     case simdjson::dom::element_type::STRING:
@@ -38,8 +42,11 @@ static int64_t visit(simdjson::dom::element element) {
     }
 }
 
-int64_t simdjson_walk_parse(simdjson_walk_parser *parser, const char *json, size_t length) {
+int64_t simdjson_walk_parse(simdjson_walk_parser *parser, const char *json, size_t length)
+{
     simdjson::dom::element root;
-    if (parser->parser.parse(json, length, false).get(root) != simdjson::SUCCESS) return -1;
+    if (parser->parser.parse(json, length, false).get(root) != simdjson::SUCCESS) {
+        return -1;
+    }
     return visit(root);
 }

@@ -1,6 +1,5 @@
-import Glibc
-
 import CNormCacheHeader
+import Glibc
 
 /// A cache opened through the C interface, as a C program uses it: every call is a
 /// `normcache_*` function, every output buffer is released with `normcache_free`.
@@ -76,9 +75,9 @@ final class CacheClient {
     /// The JSON output of reading `operation`.
     func readBytes(_ operation: PreparedOperation) throws -> [UInt8] {
         var bytes: [UInt8] = []
-        _ = try Self.output("normcache_read", wanted: true, keep: { bytes = Array($0) }) { out, length in
+        _ = try Self.output("normcache_read", wanted: true, keep: { bytes = Array($0) }, { out, length in
             normcache_read(handle, operation.pointer, nil, 0, 0, out, length)
-        }
+        })
         return bytes
     }
 

@@ -1,5 +1,5 @@
-import Foundation
 import CSimdjsonWalk
+import Foundation
 
 /// A response workload: an operation, its response, and optionally a second response
 /// with one field changed per object.

@@ -1,5 +1,5 @@
-import Testing
 import GraphQL
+import Testing
 @testable import NormCache
 
 /// normcache's GraphQL parser against an independent one: GraphQLSwift's GraphQL package
@@ -106,7 +106,7 @@ import GraphQL
                 case (.rejected, .rejected):
                     counts.bothReject += 1
                 case (.accepted, .rejected):
-                    counts.onlyTheirs += 1 // normcache is stricter: numbers followed by names, empty braces, ...
+                    counts.onlyTheirs += 1  // normcache is stricter: numbers followed by names, empty braces, ...
                 case (.rejected, .accepted):
                     Issue.record("GraphQLSwift rejects a mutant of \(seed.name) that normcache accepts:\n\(text)\n\(theirs)")
                 }

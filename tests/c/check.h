@@ -79,11 +79,11 @@ static inline void nc_show_bytes(const char *bytes, size_t len)
  * ------------------------------------------------------------------------- */
 
 /** Fails unless `condition` is true. */
-#define CHECK(condition)                                                        \
-    do {                                                                        \
-        if (!(condition)) {                                                     \
-            nc_fail(__FILE__, __LINE__, "check failed: %s", #condition);        \
-        }                                                                       \
+#define CHECK(condition)                                                 \
+    do {                                                                 \
+        if (!(condition)) {                                              \
+            nc_fail(__FILE__, __LINE__, "check failed: %s", #condition); \
+        }                                                                \
     } while (0)
 
 /** Implements CHECK_CODE: fails unless `got` equals `expected`. */
@@ -119,22 +119,22 @@ static inline void nc_check_bytes(const char *file, int line, const char *what,
 }
 
 /** Fails unless the byte range (got, got_len) equals the C string `expected`. */
-#define CHECK_STR(got, got_len, expected)                                       \
-    do {                                                                        \
-        const char *nc_expected_ = (expected);                                  \
+#define CHECK_STR(got, got_len, expected)                                        \
+    do {                                                                         \
+        const char *nc_expected_ = (expected);                                   \
         nc_check_bytes(__FILE__, __LINE__, #got, (got), (got_len), nc_expected_, \
-                       strlen(nc_expected_));                                   \
+                       strlen(nc_expected_));                                    \
     } while (0)
 
 /** Fails unless the C string `haystack` contains the C string `needle`. */
-#define CHECK_CONTAINS(haystack, needle)                                        \
-    do {                                                                        \
-        const char *nc_haystack_ = (haystack);                                  \
-        const char *nc_needle_ = (needle);                                      \
-        if (strstr(nc_haystack_, nc_needle_) == NULL) {                         \
-            nc_fail(__FILE__, __LINE__, "%s is \"%s\", which lacks \"%s\"",     \
-                    #haystack, nc_haystack_, nc_needle_);                       \
-        }                                                                       \
+#define CHECK_CONTAINS(haystack, needle)                                    \
+    do {                                                                    \
+        const char *nc_haystack_ = (haystack);                              \
+        const char *nc_needle_ = (needle);                                  \
+        if (strstr(nc_haystack_, nc_needle_) == NULL) {                     \
+            nc_fail(__FILE__, __LINE__, "%s is \"%s\", which lacks \"%s\"", \
+                    #haystack, nc_haystack_, nc_needle_);                   \
+        }                                                                   \
     } while (0)
 
 /* ---------------------------------------------------------------------------
@@ -161,8 +161,8 @@ static inline void nc_check_put(const char *file, int line, normcache *cache,
 {
     char *out = NULL;
     size_t out_len = 0;
-    nc_check_code(file, line, "normcache_put", normcache_put(cache, records, strlen(records),
-                                                             &out, &out_len), NORMCACHE_OK);
+    nc_check_code(file, line, "normcache_put",
+                  normcache_put(cache, records, strlen(records), &out, &out_len), NORMCACHE_OK);
     nc_check_output(file, line, "changed keys", out, out_len, changed);
 }
 
@@ -182,21 +182,21 @@ static inline void nc_check_get(const char *file, int line, normcache *cache,
 }
 
 /** Gets the record at the C string `key` and fails unless it is exactly `record`. */
-#define CHECK_GET(cache, key, record)                                             \
-    do {                                                                          \
-        const char *nc_key_ = (key);                                              \
+#define CHECK_GET(cache, key, record)                                                  \
+    do {                                                                               \
+        const char *nc_key_ = (key);                                                   \
         nc_check_get(__FILE__, __LINE__, (cache), nc_key_, strlen(nc_key_), (record)); \
     } while (0)
 
 /** Fails unless the record at the C string `key` is NORMCACHE_NOTFOUND. */
-#define CHECK_NOTFOUND(cache, key)                                                 \
-    do {                                                                           \
-        const char *nc_key_ = (key);                                               \
-        char *nc_out_ = NULL;                                                      \
-        size_t nc_len_ = 0;                                                        \
+#define CHECK_NOTFOUND(cache, key)                                                       \
+    do {                                                                                 \
+        const char *nc_key_ = (key);                                                     \
+        char *nc_out_ = NULL;                                                            \
+        size_t nc_len_ = 0;                                                              \
         CHECK_CODE(normcache_get((cache), nc_key_, strlen(nc_key_), &nc_out_, &nc_len_), \
-                   NORMCACHE_NOTFOUND);                                            \
-        CHECK(nc_out_ == NULL && nc_len_ == 0);                                    \
+                   NORMCACHE_NOTFOUND);                                                  \
+        CHECK(nc_out_ == NULL && nc_len_ == 0);                                          \
     } while (0)
 
 /** Implements CHECK_SEARCH. */
@@ -226,9 +226,9 @@ static inline void nc_check_search(const char *file, int line, normcache *cache,
 
 /** A growing byte buffer; zero-initialise it, free `data` with free(). */
 typedef struct nc_text {
-    char *data;   /**< the bytes, NUL-terminated once anything was appended */
-    size_t len;   /**< bytes in use, without the NUL */
-    size_t cap;   /**< bytes allocated */
+    char *data; /**< the bytes, NUL-terminated once anything was appended */
+    size_t len; /**< bytes in use, without the NUL */
+    size_t cap; /**< bytes allocated */
 } nc_text;
 
 /** Makes room for `extra` more bytes and the NUL; exits on allocation failure. */
@@ -324,14 +324,14 @@ static inline void nc_stat(const char *file, int line, normcache *cache, const c
 }
 
 /** Fails unless the stats member `name` of `cache` has exactly the text `expected`. */
-#define CHECK_STAT(cache, name, expected)                                        \
-    do {                                                                         \
-        char nc_value_[128];                                                     \
-        NC_STAT((cache), (name), nc_value_, sizeof nc_value_);                   \
-        if (strcmp(nc_value_, (expected)) != 0) {                                \
-            nc_fail(__FILE__, __LINE__, "stats %s is %s, expected %s", (name),   \
-                    nc_value_, (expected));                                      \
-        }                                                                        \
+#define CHECK_STAT(cache, name, expected)                                      \
+    do {                                                                       \
+        char nc_value_[128];                                                   \
+        NC_STAT((cache), (name), nc_value_, sizeof nc_value_);                 \
+        if (strcmp(nc_value_, (expected)) != 0) {                              \
+            nc_fail(__FILE__, __LINE__, "stats %s is %s, expected %s", (name), \
+                    nc_value_, (expected));                                    \
+        }                                                                      \
     } while (0)
 
 /* ---------------------------------------------------------------------------
@@ -473,7 +473,7 @@ static inline normcache *nc_open_at(const char *file, int line, const char *path
 #define NC_OPEN(path, options) nc_open_at(__FILE__, __LINE__, (path), (options))
 
 /** Opens a new, empty cache at a fresh temporary path with `options` (NULL: defaults). */
-#define NC_OPEN_FRESH(options)                                                    \
+#define NC_OPEN_FRESH(options)                                                     \
     nc_open_at(__FILE__, __LINE__, nc_temp_path((char[NC_PATH_SIZE]){0}, "cache"), \
                (options))
 

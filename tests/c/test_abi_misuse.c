@@ -24,10 +24,10 @@ static int op_sentinel_storage;
 #define OP_SENTINEL ((normcache_op *)(void *)&op_sentinel_storage)
 
 /** Fails unless `call` returns `expected` and the thread's message contains `needle`. */
-#define CHECK_FAILS(call, expected, needle)                 \
-    do {                                                    \
-        CHECK_CODE(call, expected);                         \
-        CHECK_CONTAINS(normcache_errmsg(), needle);         \
+#define CHECK_FAILS(call, expected, needle)         \
+    do {                                            \
+        CHECK_CODE(call, expected);                 \
+        CHECK_CONTAINS(normcache_errmsg(), needle); \
     } while (0)
 
 /** Fails unless an output pair was reset to NULL and 0. */
@@ -57,11 +57,11 @@ static const char fragment_a[] = "fragment F on A { id }";
 static const char fragment_data[] = "{\"id\": 7}";
 
 /** Fails unless the store holds exactly seed_records: two keys and their fields. */
-#define CHECK_SEEDED(cache)                                                    \
-    do {                                                                       \
-        CHECK_SEARCH((cache), "", NULL, 0, "[\"QUERY_ROOT\",\"Seed:1\"]");      \
-        CHECK_GET((cache), "QUERY_ROOT", "{\"seed\":1}");                      \
-        CHECK_GET((cache), "Seed:1", "{\"v\":1}");                             \
+#define CHECK_SEEDED(cache)                                                \
+    do {                                                                   \
+        CHECK_SEARCH((cache), "", NULL, 0, "[\"QUERY_ROOT\",\"Seed:1\"]"); \
+        CHECK_GET((cache), "QUERY_ROOT", "{\"seed\":1}");                  \
+        CHECK_GET((cache), "Seed:1", "{\"v\":1}");                         \
     } while (0)
 
 /** A fresh cache (fast durability) holding seed_records. */
@@ -447,9 +447,9 @@ static void test_errstr_and_free(void)
     CHECK(strcmp(normcache_errstr(-12), "unknown status code") == 0);
     CHECK(normcache_errstr(3) == normcache_errstr(3));
     CHECK(miss != NULL && miss[0] != '\0');
-    if (strcmp(miss, "unknown status code") == 0
-        || strcmp(miss, normcache_errstr(NORMCACHE_NOTFOUND)) == 0
-        || strcmp(miss, normcache_errstr(NORMCACHE_OK)) == 0) {
+    if (strcmp(miss, "unknown status code") == 0 ||
+        strcmp(miss, normcache_errstr(NORMCACHE_NOTFOUND)) == 0 ||
+        strcmp(miss, normcache_errstr(NORMCACHE_OK)) == 0) {
         nc_fail(__FILE__, __LINE__, "errstr(NORMCACHE_MISS) is \"%s\", not a text of its own",
                 miss);
     }
@@ -748,10 +748,10 @@ static void test_limits_and_flags(void)
 
 /** What a reentrant resolver works on, and what it saw. */
 typedef struct reentry {
-    normcache *cache;      /**< the handle the write runs on */
-    normcache_op *seed;    /**< "{ seed }", read from inside the resolver */
-    normcache_op *nested;  /**< "{ nested }", written from inside the resolver */
-    int calls;             /**< resolver calls so far */
+    normcache *cache;     /**< the handle the write runs on */
+    normcache_op *seed;   /**< "{ seed }", read from inside the resolver */
+    normcache_op *nested; /**< "{ nested }", written from inside the resolver */
+    int calls;            /**< resolver calls so far */
 } reentry;
 
 /**
@@ -845,9 +845,9 @@ static void test_resolver_calls_back(void)
 
 /** What the closing resolver closes, and the code its close got. */
 typedef struct closer {
-    normcache *cache;  /**< the handle to close */
-    int calls;         /**< resolver calls so far */
-    int close_code;    /**< what normcache_close returned inside the resolver */
+    normcache *cache; /**< the handle to close */
+    int calls;        /**< resolver calls so far */
+    int close_code;   /**< what normcache_close returned inside the resolver */
 } closer;
 
 /** Closes the handle whose write is running (on its first call), then keys the object. */
@@ -908,9 +908,9 @@ static void test_resolver_closes_its_handle(void)
 
 /** What the swapping resolvers see: the handle, and each resolver's calls. */
 typedef struct swapper {
-    normcache *cache;   /**< the handle whose resolver is swapped */
-    int first_calls;    /**< calls of swapping_resolver */
-    int second_calls;   /**< calls of second_resolver */
+    normcache *cache; /**< the handle whose resolver is swapped */
+    int first_calls;  /**< calls of swapping_resolver */
+    int second_calls; /**< calls of second_resolver */
 } swapper;
 
 /** The resolver swapped in: keys objects with an id "Second:<id>". */

@@ -11,10 +11,10 @@
 static char placeholder;
 
 /** Fails unless `call` returns `expected` and leaves a non-empty message. */
-#define CHECK_FAILS(call, expected)                       \
-    do {                                                  \
-        CHECK_CODE(call, expected);                       \
-        CHECK(normcache_errmsg()[0] != '\0');             \
+#define CHECK_FAILS(call, expected)           \
+    do {                                      \
+        CHECK_CODE(call, expected);           \
+        CHECK(normcache_errmsg()[0] != '\0'); \
     } while (0)
 
 /** Sets an output pair to values that a failing call must reset. */
@@ -264,8 +264,8 @@ static void test_malformed_records(void)
         int code;
         preset(&out, &out_len);
         code = normcache_put(cache, input->bytes, len, &out, &out_len);
-        if (code != NORMCACHE_EJSON || strstr(normcache_errmsg(), "byte") == NULL
-            || (input->key != NULL && strstr(normcache_errmsg(), input->key) == NULL)) {
+        if (code != NORMCACHE_EJSON || strstr(normcache_errmsg(), "byte") == NULL ||
+            (input->key != NULL && strstr(normcache_errmsg(), input->key) == NULL)) {
             fprintf(stderr, "input %zu: ", i);
             nc_show_bytes(input->bytes, len);
             fputc('\n', stderr);
@@ -338,10 +338,10 @@ static void test_deep_but_allowed_nesting(void)
 
 /** What a thread saw of its own messages; filled in by the thread. */
 typedef struct thread_messages {
-    normcache *cache;     /**< the shared handle */
-    char first[512];      /**< errmsg before this thread's first failure */
-    char failed[512];     /**< errmsg after its own EINVAL */
-    char after_ok[512];   /**< errmsg after a later successful call */
+    normcache *cache;   /**< the shared handle */
+    char first[512];    /**< errmsg before this thread's first failure */
+    char failed[512];   /**< errmsg after its own EINVAL */
+    char after_ok[512]; /**< errmsg after a later successful call */
 } thread_messages;
 
 /** Thread body: reads its message before and after its own failure and a success. */

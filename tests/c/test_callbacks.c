@@ -18,11 +18,11 @@
 
 /** A resolver's context: what it was asked, and how often it was destroyed, and where. */
 typedef struct {
-    int calls;             /**< resolver calls */
-    int destroyed;         /**< destroy calls; must end at exactly 1 */
-    pthread_t destroyer;   /**< the thread of the last destroy call */
-    const char *reason;    /**< given to normcache_callback_error, or NULL */
-    int status;            /**< what the resolver returns */
+    int calls;           /**< resolver calls */
+    int destroyed;       /**< destroy calls; must end at exactly 1 */
+    pthread_t destroyer; /**< the thread of the last destroy call */
+    const char *reason;  /**< given to normcache_callback_error, or NULL */
+    int status;          /**< what the resolver returns */
 } resolver_state;
 
 /** The destructor handed to normcache_set_key_resolver_v2: counts and remembers the thread. */
@@ -221,10 +221,10 @@ static void test_callback_reason(void)
 
 /** What test_reasons_stay_apart's outer resolver works with. */
 typedef struct {
-    normcache *cache;         /**< the cache the inner write goes to */
-    normcache_op *inner;      /**< an operation whose resolver fails with its own reason */
-    int inner_code;           /**< what the inner write returned */
-    char inner_message[200];  /**< its message, as the outer resolver saw it */
+    normcache *cache;        /**< the cache the inner write goes to */
+    normcache_op *inner;     /**< an operation whose resolver fails with its own reason */
+    int inner_code;          /**< what the inner write returned */
+    char inner_message[200]; /**< its message, as the outer resolver saw it */
 } nesting_state;
 
 /** Gives a reason, then runs a write whose own resolver fails; returns failure. */

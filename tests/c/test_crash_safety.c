@@ -253,12 +253,12 @@ static void run_writer(const char *path, const char *options, uint64_t first, in
 
 /** The state of one phase: its cache file and what the harness knows about it. */
 typedef struct phase {
-    const char *name;            /**< "full" or "fast" */
-    const char *options;         /**< the open options of the phase */
-    char path[NC_PATH_SIZE];     /**< the current cache file ("" before the first) */
-    uint64_t head;               /**< the last write known committed in that file */
-    int kills_in_file;           /**< kills on the current file so far */
-    int grown;                   /**< whether its map has grown past the initial 1 MiB */
+    const char *name;        /**< "full" or "fast" */
+    const char *options;     /**< the open options of the phase */
+    char path[NC_PATH_SIZE]; /**< the current cache file ("" before the first) */
+    uint64_t head;           /**< the last write known committed in that file */
+    int kills_in_file;       /**< kills on the current file so far */
+    int grown;               /**< whether its map has grown past the initial 1 MiB */
 } phase;
 
 /** Totals over the whole run, for the summary. */
@@ -298,8 +298,8 @@ static void remove_cache(const char *path)
 
 /** When the parent kills a writer: how long after which moment. */
 typedef struct kill_plan {
-    int after_first_ack;         /**< 1: the delay starts at the first acknowledgement */
-    long delay;                  /**< nanoseconds from fork() or from that acknowledgement */
+    int after_first_ack; /**< 1: the delay starts at the first acknowledgement */
+    long delay;          /**< nanoseconds from fork() or from that acknowledgement */
 } kill_plan;
 
 /**

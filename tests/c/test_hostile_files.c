@@ -21,25 +21,25 @@
  * ------------------------------------------------------------------------- */
 
 /** Opens `path` with `options` and fails unless the status is `expected` and no handle came back. */
-#define CHECK_OPEN_FAILS(path, options, expected)                                  \
-    do {                                                                           \
-        const char *path_ = (path);                                                \
-        const char *options_ = (options);                                          \
-        normcache *failed_ = (normcache *)(void *)&failed_;                        \
-        CHECK_CODE(normcache_open(path_, strlen(path_), options_,                  \
+#define CHECK_OPEN_FAILS(path, options, expected)                                     \
+    do {                                                                              \
+        const char *path_ = (path);                                                   \
+        const char *options_ = (options);                                             \
+        normcache *failed_ = (normcache *)(void *)&failed_;                           \
+        CHECK_CODE(normcache_open(path_, strlen(path_), options_,                     \
                                   options_ == NULL ? 0 : strlen(options_), &failed_), \
-                   (expected));                                                    \
-        CHECK(failed_ == NULL);                                                    \
+                   (expected));                                                       \
+        CHECK(failed_ == NULL);                                                       \
     } while (0)
 
 /** The options of a read-only open. */
 #define READ_ONLY "{\"read_only\": true}"
 
 /** Fails unless the last error message of this thread names `path` and contains `text`. */
-#define CHECK_ERRMSG(path, text)                                                  \
-    do {                                                                          \
-        CHECK_CONTAINS(normcache_errmsg(), (path));                               \
-        CHECK_CONTAINS(normcache_errmsg(), (text));                               \
+#define CHECK_ERRMSG(path, text)                    \
+    do {                                            \
+        CHECK_CONTAINS(normcache_errmsg(), (path)); \
+        CHECK_CONTAINS(normcache_errmsg(), (text)); \
     } while (0)
 
 /**
@@ -396,8 +396,8 @@ static void test_directory_at_path(void)
 
 /** An LMDB environment opened on a file with liblmdb directly, and a write transaction. */
 typedef struct raw_env {
-    MDB_env *env;  /**< the environment */
-    MDB_txn *txn;  /**< its write transaction */
+    MDB_env *env; /**< the environment */
+    MDB_txn *txn; /**< its write transaction */
 } raw_env;
 
 /** Opens (creating) the LMDB file at `path` with liblmdb and begins a write transaction. */
@@ -527,15 +527,15 @@ static void test_empty_lmdb_file(void)
 
 /** How test_damaged_meta changes the meta database of a real cache. */
 typedef enum meta_damage {
-    VERSION_2,          /**< format version 2 */
-    VERSION_MAX,        /**< format version 0xffffffff */
-    VERSION_0,          /**< format version 0 */
-    VERSION_3_BYTES,    /**< a format stamp of 3 bytes */
-    VERSION_MISSING,    /**< no format stamp */
-    SALT_SHORT,         /**< a key salt of 7 bytes */
-    SALT_MISSING,       /**< no key salt */
-    RECORDS_MISSING,    /**< the records database dropped */
-    META_DAMAGES        /**< the count */
+    VERSION_2,       /**< format version 2 */
+    VERSION_MAX,     /**< format version 0xffffffff */
+    VERSION_0,       /**< format version 0 */
+    VERSION_3_BYTES, /**< a format stamp of 3 bytes */
+    VERSION_MISSING, /**< no format stamp */
+    SALT_SHORT,      /**< a key salt of 7 bytes */
+    SALT_MISSING,    /**< no key salt */
+    RECORDS_MISSING, /**< the records database dropped */
+    META_DAMAGES     /**< the count */
 } meta_damage;
 
 /** The message part each meta_damage gives. */
@@ -561,7 +561,7 @@ static void damage_meta(const char *path, meta_damage damage)
     case VERSION_2:
     case VERSION_MAX:
     case VERSION_0:
-        version_bytes(damage == VERSION_2 ? 2u : damage == VERSION_MAX ? 0xffffffffu : 0u, version);
+        version_bytes(damage == VERSION_2 ? 2u : (damage == VERSION_MAX ? 0xffffffffu : 0u), version);
         raw_put(&raw, meta, "format", version, 4);
         break;
     case VERSION_3_BYTES:
@@ -730,14 +730,14 @@ static const char *const damage_records =
     " \"Dog:2\": {\"name\": \"Fido\"}}";
 
 /** Fails unless `call` (a read) is ENOTCACHE, resets its outputs and names the damaged Dog:1. */
-#define CHECK_DAMAGED(call, out, out_len, path)                                         \
-    do {                                                                                 \
-        out = (char *)(void *)&out;                                                      \
-        out_len = 7;                                                                     \
-        CHECK_CODE(call, NORMCACHE_ENOTCACHE);                                           \
-        CHECK(out == NULL && out_len == 0);                                              \
-        CHECK_ERRMSG(path, "record 'Dog:1'");                                            \
-        CHECK_CONTAINS(normcache_errmsg(), "is damaged");                                \
+#define CHECK_DAMAGED(call, out, out_len, path)           \
+    do {                                                  \
+        out = (char *)(void *)&out;                       \
+        out_len = 7;                                      \
+        CHECK_CODE(call, NORMCACHE_ENOTCACHE);            \
+        CHECK(out == NULL && out_len == 0);               \
+        CHECK_ERRMSG(path, "record 'Dog:1'");             \
+        CHECK_CONTAINS(normcache_errmsg(), "is damaged"); \
     } while (0)
 
 /**
@@ -749,7 +749,15 @@ static const char *const damage_records =
  */
 static void test_damaged_record(void)
 {
-    enum { EMPTY, WRONG_FORMAT, HALF, ONE_SHORT, HUGE_COUNT, RANDOM, DAMAGES };
+    enum {
+        EMPTY,
+        WRONG_FORMAT,
+        HALF,
+        ONE_SHORT,
+        HUGE_COUNT,
+        RANDOM,
+        DAMAGES
+    };
     char path[NC_PATH_SIZE];
     int damage;
     for (damage = 0; damage < DAMAGES; damage++) {

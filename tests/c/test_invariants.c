@@ -61,18 +61,18 @@ typedef char snapshot_query_has_every_writer[WRITERS == 2 ? 1 : -1];
 
 /** The counts of one process, updated by its threads under `lock`. */
 typedef struct tally {
-    pthread_mutex_t lock;   /**< guards the counts */
-    long long transfers;    /**< acknowledged transfers */
-    long long snapshots;    /**< checked GraphQL reads */
-    long long gets;         /**< checked single-record gets */
-    long long violations;   /**< broken invariants seen */
+    pthread_mutex_t lock; /**< guards the counts */
+    long long transfers;  /**< acknowledged transfers */
+    long long snapshots;  /**< checked GraphQL reads */
+    long long gets;       /**< checked single-record gets */
+    long long violations; /**< broken invariants seen */
 } tally;
 
 /** What every thread of a process needs. */
 typedef struct context {
-    normcache *cache;   /**< the handle all threads of the process share */
-    double deadline;    /**< CLOCK_MONOTONIC second at which threads stop */
-    tally *counts;      /**< the process's counts */
+    normcache *cache; /**< the handle all threads of the process share */
+    double deadline;  /**< CLOCK_MONOTONIC second at which threads stop */
+    tally *counts;    /**< the process's counts */
 } context;
 
 /** A writer thread: its number, its acknowledged transfers, its accounts' balances. */
@@ -85,34 +85,34 @@ typedef struct writer {
 
 /** A reader thread: its number and its random seed. */
 typedef struct reader {
-    context *common;   /**< the shared context */
-    int number;        /**< distinguishes its random stream */
+    context *common; /**< the shared context */
+    int number;      /**< distinguishes its random stream */
 } reader;
 
 /** One consistent view of the accounts and the ledger, as a GraphQL read gives it. */
 typedef struct snapshot {
-    long long balance[ACCOUNTS];    /**< balance of each account */
-    long long seq[ACCOUNTS];        /**< transfer number that last touched each account */
-    long long transfers[WRITERS];   /**< ledger counter of each writer */
-    long long checksum[WRITERS];    /**< ledger checksum of each writer */
+    long long balance[ACCOUNTS];  /**< balance of each account */
+    long long seq[ACCOUNTS];      /**< transfer number that last touched each account */
+    long long transfers[WRITERS]; /**< ledger counter of each writer */
+    long long checksum[WRITERS];  /**< ledger checksum of each writer */
 } snapshot;
 
 /** What a child process of part 2 reports to the parent through its pipe. */
 typedef struct child_report {
-    long long transfers;            /**< acknowledged transfers (writers) */
-    long long snapshots;            /**< checked GraphQL reads */
-    long long gets;                 /**< checked gets */
-    long long violations;           /**< broken invariants seen */
-    long long balances[ACCOUNTS];   /**< final balances of its accounts (writers) */
+    long long transfers;          /**< acknowledged transfers (writers) */
+    long long snapshots;          /**< checked GraphQL reads */
+    long long gets;               /**< checked gets */
+    long long violations;         /**< broken invariants seen */
+    long long balances[ACCOUNTS]; /**< final balances of its accounts (writers) */
 } child_report;
 
 /** Totals over a whole run, for the summary line. */
 typedef struct totals {
-    long long transfers;    /**< acknowledged transfers */
-    long long snapshots;    /**< checked GraphQL reads */
-    long long gets;         /**< checked gets */
-    long long violations;   /**< broken invariants */
-    int failed_children;    /**< children that did not end with status 0 */
+    long long transfers;  /**< acknowledged transfers */
+    long long snapshots;  /**< checked GraphQL reads */
+    long long gets;       /**< checked gets */
+    long long violations; /**< broken invariants */
+    int failed_children;  /**< children that did not end with status 0 */
 } totals;
 
 /** The CLOCK_MONOTONIC time in seconds. */
@@ -202,9 +202,9 @@ static void add_count(tally *counts, long long *field, long long amount)
 
 /** A position in an output buffer; `ok` turns 0 at the first mismatch. */
 typedef struct cursor {
-    const char *at;    /**< next byte */
-    const char *end;   /**< end of the buffer */
-    int ok;            /**< 1 while everything matched */
+    const char *at;  /**< next byte */
+    const char *end; /**< end of the buffer */
+    int ok;          /**< 1 while everything matched */
 } cursor;
 
 /** Consumes the C string `literal`, or marks the cursor failed. */
@@ -497,7 +497,8 @@ static void transfer(writer *self, uint64_t *random)
     /* The checksum may happen to repeat, so its field is changed or not. */
     prefix_len = (size_t)snprintf(prefix, sizeof prefix,
                                   "[\"Account:%d.balance\",\"Account:%d.seq\",\"Account:%d.balance\","
-                                  "\"Account:%d.seq\",\"Ledger:main.t%d\"", from, from, to, to, w);
+                                  "\"Account:%d.seq\",\"Ledger:main.t%d\"",
+                                  from, from, to, to, w);
     snprintf(suffix, sizeof suffix, ",\"Ledger:main.c%d\"]", w);
     if (changed_len != strlen(changed) || changed_len < prefix_len ||
         memcmp(changed, prefix, prefix_len) != 0 ||
@@ -667,9 +668,9 @@ static void test_threads_share_a_handle(double seconds, totals *sum)
 
 /** A child process of part 2: its pid and the read end of its report pipe. */
 typedef struct child {
-    pid_t pid;        /**< the process */
-    int report_fd;    /**< read end of the pipe it writes its child_report to */
-    int writer;       /**< its writer number, or -1 for a reader process */
+    pid_t pid;     /**< the process */
+    int report_fd; /**< read end of the pipe it writes its child_report to */
+    int writer;    /**< its writer number, or -1 for a reader process */
 } child;
 
 /**

@@ -11,15 +11,15 @@ static int sentinel_storage;
 #define SENTINEL ((normcache *)(void *)&sentinel_storage)
 
 /** Opens `path` with `options` and fails unless the status is `expected` and no handle came back. */
-#define CHECK_OPEN_FAILS(path, options, expected)                                  \
-    do {                                                                           \
-        const char *path_ = (path);                                                \
-        const char *options_ = (options);                                          \
-        normcache *failed_ = SENTINEL;                                             \
-        CHECK_CODE(normcache_open(path_, strlen(path_), options_,                  \
+#define CHECK_OPEN_FAILS(path, options, expected)                                     \
+    do {                                                                              \
+        const char *path_ = (path);                                                   \
+        const char *options_ = (options);                                             \
+        normcache *failed_ = SENTINEL;                                                \
+        CHECK_CODE(normcache_open(path_, strlen(path_), options_,                     \
                                   options_ == NULL ? 0 : strlen(options_), &failed_), \
-                   (expected));                                                    \
-        CHECK(failed_ == NULL);                                                    \
+                   (expected));                                                       \
+        CHECK(failed_ == NULL);                                                       \
     } while (0)
 
 /** True when something exists at the C string `path`. */

@@ -6,7 +6,6 @@
 #include "check.h"
 #include "star_wars_schema.h"
 
-
 static const char *response =
     "{\"data\": {\"hero\": {\"__typename\": \"Droid\", \"id\": \"2001\", \"name\": \"R2-D2\", \"friends\": ["
     "{\"__typename\": \"Human\", \"id\": \"1000\", \"name\": \"Luke\"}]}}}";

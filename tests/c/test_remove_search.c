@@ -8,8 +8,7 @@
 /** Keys of three groups that share leading bytes, and keys at their edges, in byte order. */
 static const char *const group_keys[] = {
     "Pe", "Person:1", "Pet:", "Pet:\"q\\", "Pet:1", "Pet:10", "Pet:2", "Pet:\xc3\xa9", "Pet;",
-    "Pets:1",
-};
+    "Pets:1"};
 
 /** The number of group_keys. */
 #define GROUP_KEY_COUNT (sizeof group_keys / sizeof group_keys[0])

@@ -78,22 +78,22 @@ static void check_out_of_space_message(const char *path)
 }
 
 /** Fails unless the last error message of this thread names `path` and contains `text`. */
-#define CHECK_ERRMSG(path, text)                                                  \
-    do {                                                                          \
-        CHECK_CONTAINS(normcache_errmsg(), (path));                               \
-        CHECK_CONTAINS(normcache_errmsg(), (text));                               \
+#define CHECK_ERRMSG(path, text)                    \
+    do {                                            \
+        CHECK_CONTAINS(normcache_errmsg(), (path)); \
+        CHECK_CONTAINS(normcache_errmsg(), (text)); \
     } while (0)
 
 /** Opens `path` with `options` and fails unless the status is `expected` and no handle came back. */
-#define CHECK_OPEN_FAILS(path, options, expected)                                  \
-    do {                                                                           \
-        const char *path_ = (path);                                                \
-        const char *options_ = (options);                                          \
-        normcache *failed_ = (normcache *)(void *)&failed_;                        \
-        CHECK_CODE(normcache_open(path_, strlen(path_), options_,                  \
+#define CHECK_OPEN_FAILS(path, options, expected)                                     \
+    do {                                                                              \
+        const char *path_ = (path);                                                   \
+        const char *options_ = (options);                                             \
+        normcache *failed_ = (normcache *)(void *)&failed_;                           \
+        CHECK_CODE(normcache_open(path_, strlen(path_), options_,                     \
                                   options_ == NULL ? 0 : strlen(options_), &failed_), \
-                   (expected));                                                    \
-        CHECK(failed_ == NULL);                                                    \
+                   (expected));                                                       \
+        CHECK(failed_ == NULL);                                                       \
     } while (0)
 
 /** Fails unless the stats of `cache` count exactly `expected` records. */
@@ -444,10 +444,10 @@ static void test_disk_fills(void)
 
 /** A child process that holds read transactions (reader slots) of a cache through liblmdb. */
 typedef struct slot_holder {
-    pid_t pid;      /**< the child */
-    int command;    /**< write end: one byte releases the slots and ends the child */
-    int held;       /**< how many read transactions the child could begin */
-    int refused;    /**< the LMDB code of the first refused begin, 0 if none was */
+    pid_t pid;   /**< the child */
+    int command; /**< write end: one byte releases the slots and ends the child */
+    int held;    /**< how many read transactions the child could begin */
+    int refused; /**< the LMDB code of the first refused begin, 0 if none was */
 } slot_holder;
 
 /**
@@ -634,10 +634,10 @@ static void test_stale_reader_slots_released(void)
 
 /** What one storm thread did. */
 typedef struct storm_thread {
-    normcache *cache;  /**< the handle it reads with */
-    const char *path;  /**< the cache path, for its error messages */
-    int refused;       /**< reads refused for want of a slot */
-    int done;          /**< reads that gave the whole record */
+    normcache *cache; /**< the handle it reads with */
+    const char *path; /**< the cache path, for its error messages */
+    int refused;      /**< reads refused for want of a slot */
+    int done;         /**< reads that gave the whole record */
 } storm_thread;
 
 /** The record every storm read expects, made once before the threads start. */

@@ -33,14 +33,14 @@ static nc_text key_array(const char *group, int count)
 
 /** What every thread of the shared-handle test needs. */
 typedef struct shared {
-    normcache *cache;      /**< the one handle */
-    nc_text seed_keys;     /**< the search result for "Seed:" */
+    normcache *cache;  /**< the one handle */
+    nc_text seed_keys; /**< the search result for "Seed:" */
 } shared;
 
 /** A thread's share: the common state and its number. */
 typedef struct worker {
-    shared *common;  /**< state shared by all threads */
-    int number;      /**< 0.. within its kind */
+    shared *common; /**< state shared by all threads */
+    int number;     /**< 0.. within its kind */
 } worker;
 
 /** Writer: puts T<n>:<i> and its field of Shared:1, checking each changed list and read-back. */

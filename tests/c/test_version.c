@@ -16,17 +16,27 @@ static void test_version_matches_header(void)
     CHECK(normcache_version() != NULL);
     CHECK(strcmp(normcache_version(), NORMCACHE_VERSION) == 0);
     CHECK(normcache_version() == normcache_version());
-    CHECK(NORMCACHE_VERSION_NUMBER == NORMCACHE_VERSION_MAJOR * 1000000 + NORMCACHE_VERSION_MINOR * 1000
-                                          + NORMCACHE_VERSION_PATCH);
+    CHECK(NORMCACHE_VERSION_NUMBER ==
+          NORMCACHE_VERSION_MAJOR * 1000000 + NORMCACHE_VERSION_MINOR * 1000 + NORMCACHE_VERSION_PATCH);
     CHECK(normcache_version_number() == NORMCACHE_VERSION_NUMBER);
     CHECK(strcmp(NORMCACHE_CMAKE_VERSION, NORMCACHE_VERSION) == 0);
 }
 
 /** Every status code of the header, success and outcomes included. */
 static const int known_codes[] = {
-    NORMCACHE_OK,       NORMCACHE_MISS,     NORMCACHE_NOTFOUND, NORMCACHE_EINVAL,   NORMCACHE_EJSON,
-    NORMCACHE_EDOCUMENT, NORMCACHE_ESCHEMA, NORMCACHE_EDATA,    NORMCACHE_ESTORAGE,
-    NORMCACHE_ECALLBACK, NORMCACHE_ENOMEM,  NORMCACHE_ENOTCACHE, NORMCACHE_EREADONLY,
+    NORMCACHE_OK,
+    NORMCACHE_MISS,
+    NORMCACHE_NOTFOUND,
+    NORMCACHE_EINVAL,
+    NORMCACHE_EJSON,
+    NORMCACHE_EDOCUMENT,
+    NORMCACHE_ESCHEMA,
+    NORMCACHE_EDATA,
+    NORMCACHE_ESTORAGE,
+    NORMCACHE_ECALLBACK,
+    NORMCACHE_ENOMEM,
+    NORMCACHE_ENOTCACHE,
+    NORMCACHE_EREADONLY,
 };
 
 /** The text the header promises for a code the library does not define. */

@@ -11,9 +11,9 @@ int main(int argc, char **argv)
     normcache *cache = NULL;
     char *record = NULL;
     size_t length = 0;
-    if (normcache_open(path, strlen(path), NULL, 0, &cache) != NORMCACHE_OK
-        || normcache_put(cache, records, strlen(records), NULL, NULL) != NORMCACHE_OK
-        || normcache_get(cache, "Pet:7", 5, &record, &length) != NORMCACHE_OK) {
+    if (normcache_open(path, strlen(path), NULL, 0, &cache) != NORMCACHE_OK ||
+        normcache_put(cache, records, strlen(records), NULL, NULL) != NORMCACHE_OK ||
+        normcache_get(cache, "Pet:7", 5, &record, &length) != NORMCACHE_OK) {
         fprintf(stderr, "app: %s\n", normcache_errmsg());
         return 1;
     }

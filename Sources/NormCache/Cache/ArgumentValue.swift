@@ -13,11 +13,11 @@ indirect enum ArgumentValue: Equatable {
     static func == (lhs: ArgumentValue, rhs: ArgumentValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
-        case let (.boolean(a), .boolean(b)): return a == b
-        case let (.int(a), .int(b)), let (.float(a), .float(b)), let (.string(a), .string(b)), let (.enumValue(a), .enumValue(b)):
+        case (.boolean(let a), .boolean(let b)): return a == b
+        case (.int(let a), .int(let b)), (.float(let a), .float(let b)), (.string(let a), .string(let b)), (.enumValue(let a), .enumValue(let b)):
             return a == b
-        case let (.list(a), .list(b)): return a == b
-        case let (.object(a), .object(b)):
+        case (.list(let a), .list(let b)): return a == b
+        case (.object(let a), .object(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.value == $1.value }
         default: return false
         }

@@ -176,5 +176,4 @@ private struct MergeChecker {
             return "{" + sorted.map { "\($0.name): \(printed($0.value))" }.joined(separator: ", ") + "}"
         }
     }
-
 }

@@ -114,13 +114,13 @@ indirect enum GraphQLValue: Equatable, Sendable {
 
     static func == (lhs: GraphQLValue, rhs: GraphQLValue) -> Bool {
         switch (lhs, rhs) {
-        case let (.variable(a), .variable(b)), let (.int(a), .int(b)), let (.float(a), .float(b)),
-             let (.string(a), .string(b)), let (.enumValue(a), .enumValue(b)):
+        case (.variable(let a), .variable(let b)), (.int(let a), .int(let b)), (.float(let a), .float(let b)),
+             (.string(let a), .string(let b)), (.enumValue(let a), .enumValue(let b)):
             return a == b
-        case let (.boolean(a), .boolean(b)): return a == b
+        case (.boolean(let a), .boolean(let b)): return a == b
         case (.null, .null): return true
-        case let (.list(a), .list(b)): return a == b
-        case let (.object(a), .object(b)):
+        case (.list(let a), .list(let b)): return a == b
+        case (.object(let a), .object(let b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.value == $1.value }
         default: return false
         }
@@ -154,7 +154,9 @@ struct SchemaDefinition: Sendable {
 struct TypeDefinition: Sendable {
     /// The kind of type.
     enum Kind: String, Sendable {
-        case scalar, object = "type", interface, union, `enum`, input
+        case scalar
+        case object = "type"
+        case interface, union, `enum`, input
     }
 
     var kind: Kind

@@ -300,7 +300,7 @@ struct GraphQLParser {
         var definition = TypeDefinition(kind: kind, isExtension: isExtension, name: try parseName(), description: description,
                                         interfaces: [], directives: [], fields: [], unionMembers: [], enumValues: [],
                                         location: location)
-        if (kind == .object || kind == .interface), token.kind == .name, lexer.text(token) == "implements" {
+        if kind == .object || kind == .interface, token.kind == .name, lexer.text(token) == "implements" {
             try advance()
             _ = try skip(.ampersand)
             repeat { definition.interfaces.append(try parseName()) } while try skip(.ampersand)

@@ -16,7 +16,8 @@
 enum FieldValue {
     /// The tag byte that starts each encoded value.
     enum Tag: UInt8 {
-        case null = 0, `false`, `true`, number, string, list, object, reference
+        case null = 0
+        case `false`, `true`, number, string, list, object, reference
     }
 
     /// The deepest nesting a stored value may have (matches the JSON scanner's limit).
