@@ -14,7 +14,7 @@ extension ByteBuffer {
             advance(by: 2)
             return
         }
-        let plain = JSONString.copyPlainPrefix(base, length, to: out + 1)
+        let plain = JSONString.plainPrefix(base, length, copyingTo: out + 1)
         guard plain < length else {
             (out + 1 + length).storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
             advance(by: length &+ 2)
@@ -48,7 +48,7 @@ extension ByteBuffer {
     private mutating func appendEscaped(_ start: UnsafeRawPointer, _ length: Int) {
         var position = 0
         while position < length {
-            let plain = JSONString.plainPrefixLength(start + position, length - position)
+            let plain = JSONString.plainPrefix(start + position, length - position)
             append(start + position, count: plain)
             position += plain
             guard position < length else { return }
@@ -86,43 +86,16 @@ extension JSONString {
         return special & ~word & highBits
     }
 
-    /// Copies the longest prefix of `start[0..<length]` that needs no escape in a JSON
-    /// string to `out` (which has room for `length` bytes; it may receive a few bytes
-    /// past the prefix) and returns its length: a word at a time, checked as it is copied.
-    @inline(__always)
-    static func copyPlainPrefix(_ start: UnsafeRawPointer, _ length: Int, to out: UnsafeMutableRawPointer) -> Int {
-        var position = 0
-        while position &+ 8 <= length {
-            let word = start.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-            (out + position).storeBytes(of: word, as: UInt64.self)
-            let flagged = needsEscape(word)
-            guard flagged == 0 else { return position &+ flagged.trailingZeroBitCount >> 3 }
-            position &+= 8
-        }
-        // The last bytes of a string of eight or more: one word that overlaps the last.
-        if position < length, length >= 8 {
-            let last = length &- 8
-            let word = start.loadUnaligned(fromByteOffset: last, as: UInt64.self)
-            (out + last).storeBytes(of: word, as: UInt64.self)
-            let flagged = needsEscape(word)
-            return flagged == 0 ? length : last &+ flagged.trailingZeroBitCount >> 3
-        }
-        while position < length {
-            let byte = start.load(fromByteOffset: position, as: UInt8.self)
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return position }
-            (out + position).storeBytes(of: byte, as: UInt8.self)
-            position &+= 1
-        }
-        return position
-    }
-
     /// The length of the longest prefix of `start[0..<length]` that needs no escape in a
-    /// JSON string: no `"`, no `\`, no control character.
+    /// JSON string (no `"`, no `\`, no control character), checked a word at a time.
+    /// With `out` (room for `length` bytes), the prefix is copied there as it is checked;
+    /// `out` may then receive a few bytes past the prefix.
     @inline(__always)
-    static func plainPrefixLength(_ start: UnsafeRawPointer, _ length: Int) -> Int {
+    static func plainPrefix(_ start: UnsafeRawPointer, _ length: Int, copyingTo out: UnsafeMutableRawPointer? = nil) -> Int {
         var position = 0
         while position &+ 8 <= length {
             let word = start.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            out?.storeBytes(of: word, toByteOffset: position, as: UInt64.self)
             let flagged = needsEscape(word)
             guard flagged == 0 else { return position &+ flagged.trailingZeroBitCount >> 3 }
             position &+= 8
@@ -131,12 +104,14 @@ extension JSONString {
         if position < length, length >= 8 {
             let last = length &- 8
             let word = start.loadUnaligned(fromByteOffset: last, as: UInt64.self)
+            out?.storeBytes(of: word, toByteOffset: last, as: UInt64.self)
             let flagged = needsEscape(word)
             return flagged == 0 ? length : last &+ flagged.trailingZeroBitCount >> 3
         }
         while position < length {
             let byte = start.load(fromByteOffset: position, as: UInt8.self)
             if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return position }
+            out?.storeBytes(of: byte, toByteOffset: position, as: UInt8.self)
             position &+= 1
         }
         return position
