@@ -14,10 +14,14 @@ GraphQL responses are normalized by the operation that asked for them:
             data = cache.read(op)                      # exactly the user's selection
         except normcache.CacheMiss as miss:
             miss.missing                               # [["hero", "friends", 2], ...]
+
+The C++ binding (bindings/cpp/normcache.hpp) has the same error names and the same
+argument order: write(op, response, variables), read(op, variables).
 """
 
 from ._library import lib as _lib
-from .cache import Cache
+from ._version import __version__
+from .cache import Cache, Durability
 from .errors import (
     CacheMiss,
     CallbackError,
@@ -28,17 +32,14 @@ from .errors import (
     InvalidArgumentError,
     JSONError,
     LibraryLoadError,
-    NoMemoryError,
     NotACacheError,
+    OutOfMemoryError,
     ReadOnlyError,
     SchemaError,
     StorageError,
 )
 from .operation import Operation
-from .resolver import ResponseObject
-
-#: The version of this package.
-__version__ = "0.1.0"
+from .resolver import KeyAnswer, KeyResolver, ResponseObject
 
 
 def version() -> str:
@@ -47,24 +48,35 @@ def version() -> str:
     return found.decode("ascii")
 
 
+def version_number() -> int:
+    """The version of the loaded libnormcache as one integer, MAJOR * 1000000 + MINOR * 1000
+    + PATCH (NORMCACHE_VERSION_NUMBER of its header)."""
+    found: int = _lib.normcache_version_number()
+    return found
+
+
 __all__ = [
-    "ResponseObject",
     "Cache",
     "CacheMiss",
     "CallbackError",
     "ClosedError",
     "DataError",
     "DocumentError",
+    "Durability",
     "Error",
     "InvalidArgumentError",
     "JSONError",
+    "KeyAnswer",
+    "KeyResolver",
     "LibraryLoadError",
-    "NoMemoryError",
     "NotACacheError",
     "Operation",
+    "OutOfMemoryError",
     "ReadOnlyError",
+    "ResponseObject",
     "SchemaError",
     "StorageError",
     "__version__",
     "version",
+    "version_number",
 ]

@@ -5,14 +5,18 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import threading
+from collections.abc import Iterator, Mapping
 from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
 from pathlib import Path
-from typing import Any, Callable, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Callable
 
+from ._version import __version__
 from .errors import LibraryLoadError, error_for
 
-#: NORMCACHE_VERSION of the include/normcache.h that this table mirrors.
-HEADER_VERSION = "0.1.0"
+#: NORMCACHE_VERSION of the include/normcache.h that this table mirrors: the package's
+#: version, one literal in _version.py.
+HEADER_VERSION = __version__
 #: The environment variable naming the library to load; when set, nothing else is tried.
 LIBRARY_ENV = "NORMCACHE_LIBRARY"
 #: NORMCACHE_OK.
@@ -21,6 +25,8 @@ OK = 0
 MISS = 1
 #: NORMCACHE_NOTFOUND.
 NOTFOUND = 2
+#: NORMCACHE_ECALLBACK, what a failing callback returns.
+ECALLBACK = -7
 #: NORMCACHE_READ_PARTIAL, the normcache_read flag.
 READ_PARTIAL = 1
 
@@ -31,60 +37,128 @@ _CHECKOUT_BUILDS = (".build/release", ".build/debug", "build", "build/lib")
 _BUFFER_OUT = POINTER(c_void_p)  # char **: c_void_p, so the buffer can go back to normcache_free
 _LENGTH_OUT = POINTER(c_size_t)
 
+
+class Handle(c_void_p):
+    """A pointer to one kind of opaque object of the library. Each kind is its own class,
+    and a parameter of one kind takes only its own kind or None (NULL): ctypes refuses an
+    int or another kind's handle with ArgumentError, so handles cannot be mixed up."""
+
+    @classmethod
+    def from_param(cls, value: object) -> Any:
+        """`value` as an argument: a handle of this kind, or None for NULL."""
+        if value is None or isinstance(value, cls):
+            return value
+        raise TypeError(f"{cls.__name__} or None expected, not {type(value).__name__}")
+
+
+class CacheHandle(Handle):
+    """normcache *: an open cache, from normcache_open."""
+
+
+class OperationHandle(Handle):
+    """normcache_op *: a prepared operation, from normcache_prepare."""
+
+
+class ObjectHandle(Handle):
+    """const normcache_object *: the response object a key resolver is given."""
+
+
+class KeyHandle(Handle):
+    """normcache_key *: where a key resolver puts its answer."""
+
+
 #: normcache_key_resolver: (context, typename, typename_len, object, key) -> status.
-KEY_RESOLVER = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, c_void_p, c_void_p)
+KEY_RESOLVER = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, ObjectHandle, KeyHandle)
+#: normcache_destroy: (context) -> None.
+DESTROY = CFUNCTYPE(None, c_void_p)
 
 # Every function of normcache.h: name -> (restype, argtypes). Those returning c_int return
 # a status and get the error check that raises on negative codes.
 _PROTOTYPES = {
     "normcache_version": (c_char_p, []),
+    "normcache_version_number": (c_int, []),
     "normcache_errstr": (c_char_p, [c_int]),
     "normcache_errmsg": (c_char_p, []),
     "normcache_free": (None, [c_void_p]),
-    "normcache_open": (c_int, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(c_void_p)]),
-    "normcache_close": (c_int, [c_void_p]),
-    "normcache_put": (c_int, [c_void_p, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),
-    "normcache_get": (c_int, [c_void_p, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),
-    "normcache_remove": (c_int, [c_void_p, c_char_p, c_size_t]),
-    "normcache_remove_prefix": (c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_uint64)]),
-    "normcache_clear": (c_int, [c_void_p]),
+    "normcache_open": (c_int, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(CacheHandle)]),
+    "normcache_close": (c_int, [CacheHandle]),
+    "normcache_put": (c_int, [CacheHandle, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_get": (c_int, [CacheHandle, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_remove": (c_int, [CacheHandle, c_char_p, c_size_t]),
+    "normcache_remove_prefix": (c_int, [CacheHandle, c_char_p, c_size_t, POINTER(c_uint64)]),
+    "normcache_clear": (c_int, [CacheHandle]),
     "normcache_search": (
         c_int,
-        [c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
+        [CacheHandle, c_char_p, c_size_t, c_char_p, c_size_t, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
     ),
-    "normcache_stats": (c_int, [c_void_p, _BUFFER_OUT, _LENGTH_OUT]),
-    "normcache_load_schema": (c_int, [c_void_p, c_char_p, c_size_t]),
-    "normcache_configure": (c_int, [c_void_p, c_char_p, c_size_t]),
-    "normcache_prepare": (c_int, [c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, POINTER(c_void_p)]),
-    "normcache_op_document": (c_int, [c_void_p, _BUFFER_OUT, _LENGTH_OUT]),
-    "normcache_op_free": (c_int, [c_void_p]),
+    "normcache_stats": (c_int, [CacheHandle, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_load_schema": (c_int, [CacheHandle, c_char_p, c_size_t]),
+    "normcache_configure": (c_int, [CacheHandle, c_char_p, c_size_t]),
+    "normcache_set_key_resolver": (c_int, [CacheHandle, KEY_RESOLVER, c_void_p]),
+    "normcache_set_key_resolver_v2": (c_int, [CacheHandle, KEY_RESOLVER, c_void_p, DESTROY]),
+    "normcache_callback_error": (c_int, [c_char_p, c_size_t]),
+    "normcache_object_member": (
+        c_int,
+        [ObjectHandle, c_char_p, c_size_t, POINTER(c_void_p), POINTER(c_size_t)],
+    ),
+    "normcache_key_set": (c_int, [KeyHandle, c_char_p, c_size_t, c_char_p, c_size_t]),
+    "normcache_prepare": (
+        c_int,
+        [CacheHandle, c_char_p, c_size_t, c_char_p, c_size_t, POINTER(OperationHandle)],
+    ),
+    "normcache_op_document": (c_int, [OperationHandle, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_op_free": (c_int, [OperationHandle]),
     "normcache_normalize": (
         c_int,
-        [c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
+        [OperationHandle, c_char_p, c_size_t, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
     ),
     "normcache_write": (
         c_int,
-        [c_void_p, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
+        [CacheHandle, OperationHandle, c_char_p, c_size_t, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
     ),
     "normcache_read": (
         c_int,
-        [c_void_p, c_void_p, c_char_p, c_size_t, c_uint, _BUFFER_OUT, _LENGTH_OUT],
+        [CacheHandle, OperationHandle, c_char_p, c_size_t, c_uint, _BUFFER_OUT, _LENGTH_OUT],
     ),
-    "normcache_set_key_resolver": (c_int, [c_void_p, KEY_RESOLVER, c_void_p]),
-    "normcache_object_member": (c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_void_p), POINTER(c_size_t)]),
-    "normcache_key_set": (c_int, [c_void_p, c_char_p, c_size_t, c_char_p, c_size_t]),
     "normcache_read_fragment": (
         c_int,
-        [c_void_p, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_uint, _BUFFER_OUT, _LENGTH_OUT],
+        [CacheHandle, OperationHandle, c_char_p, c_size_t, c_char_p, c_size_t, c_uint, _BUFFER_OUT, _LENGTH_OUT],
     ),
     "normcache_write_fragment": (
         c_int,
-        [c_void_p, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
+        [
+            CacheHandle,
+            OperationHandle,
+            c_char_p,
+            c_size_t,
+            c_char_p,
+            c_size_t,
+            c_char_p,
+            c_size_t,
+            _BUFFER_OUT,
+            _LENGTH_OUT,
+        ],
     ),
 }
 
+#: The exception a callback failed with, per thread, until the call it failed raises.
+_callback_failure = threading.local()
 
-def _checkout_root(start: Path) -> Optional[Path]:
+
+def hold_callback_failure(error: BaseException) -> None:
+    """Keep `error`, the exception a callback of the library failed with on this thread,
+    for the error check of the call that the callback fails (see _declare)."""
+    _callback_failure.error = error
+
+
+def _take_callback_failure() -> BaseException | None:
+    """The exception held by hold_callback_failure on this thread, if any; forgets it."""
+    error: BaseException | None = getattr(_callback_failure, "error", None)
+    _callback_failure.error = None
+    return error
+
+
+def _checkout_root(start: Path) -> Path | None:
     """The nearest folder at or above `start` holding Package.swift (a source checkout), if any."""
     for folder in (start, *start.parents):
         if (folder / "Package.swift").is_file():
@@ -113,20 +187,25 @@ def candidates(environ: Mapping[str, str], package_dir: Path) -> Iterator[str]:
 def check_version(found: str, expected: str = HEADER_VERSION) -> None:
     """Raise LibraryLoadError unless the library's major version is the header's."""
     if found.split(".")[0] != expected.split(".")[0]:
-        raise LibraryLoadError(
-            f"libnormcache {found} does not match this binding, written for {expected}"
-        )
+        raise LibraryLoadError(f"libnormcache {found} does not match this binding, written for {expected}")
 
 
 def _declare(library: ctypes.CDLL, name: str) -> None:
     """Apply the table to a loaded library; raise LibraryLoadError if a function is missing."""
 
-    def check(status: int, function: Any, arguments: Tuple[Any, ...]) -> int:
-        # Runs on the calling thread right after the call, where the message is still ours.
+    def check(status: int, function: Any, arguments: tuple[Any, ...]) -> int:
+        # Runs on the calling thread right after the call, where the message is still ours,
+        # and so is the exception of a Python callback that failed the call.
         if status >= 0:
             return status
+        failure = _take_callback_failure()
         message = library.normcache_errmsg() or library.normcache_errstr(status)
-        raise error_for(status, message.decode("utf-8", "replace"))
+        error = error_for(status, message.decode("utf-8", "replace"))
+        if status != ECALLBACK or failure is None:
+            raise error
+        if isinstance(failure, (KeyboardInterrupt, SystemExit)):
+            raise failure  # the call failed and wrote nothing; the interruption goes on
+        raise error from failure
 
     for symbol, (restype, argtypes) in _PROTOTYPES.items():
         try:
@@ -139,9 +218,9 @@ def _declare(library: ctypes.CDLL, name: str) -> None:
             function.errcheck = check
 
 
-def _load() -> Tuple[ctypes.CDLL, str]:
+def _load() -> tuple[ctypes.CDLL, str]:
     """Load the first library that opens, declare its functions and check its version."""
-    tried: List[str] = []
+    tried: list[str] = []
     for candidate in candidates(os.environ, Path(__file__).resolve().parent):
         try:
             library = ctypes.CDLL(candidate)
@@ -151,16 +230,14 @@ def _load() -> Tuple[ctypes.CDLL, str]:
         _declare(library, candidate)
         check_version(library.normcache_version().decode("ascii", "replace"))
         return library, candidate
-    raise LibraryLoadError(
-        f"cannot load libnormcache; set {LIBRARY_ENV} to its path. Tried:\n  " + "\n  ".join(tried)
-    )
+    raise LibraryLoadError(f"cannot load libnormcache; set {LIBRARY_ENV} to its path. Tried:\n  " + "\n  ".join(tried))
 
 
 #: The loaded library, and the name or path it was loaded from.
 lib, path = _load()
 
 
-def call_with_buffer(function: Callable[..., int], *arguments: Any) -> Tuple[int, bytes]:
+def call_with_buffer(function: Callable[..., int], *arguments: Any) -> tuple[int, bytes]:
     """Call a function whose last two parameters are `char **out, size_t *out_len`; return its
     status and a copy of the buffer (b"" when it gave none), which is freed in the library."""
     buffer = c_void_p()

@@ -1,30 +1,42 @@
-"""The Cache class: an open normcache cache file."""
+"""The Cache class: an open normcache cache file.
+
+Arguments go in the same order in this binding and the C++ one (bindings/cpp/normcache.hpp):
+the operation, then the response (or key and data), then the variables, which are optional
+and so come last — write(op, response, variables), normalize(op, response, variables),
+read(op, variables), write_fragment(fragment, key, data, variables),
+read_fragment(fragment, key, variables). The C functions take the variables before the
+response; the bindings put what every call needs first.
+"""
 
 from __future__ import annotations
 
 import json
 import operator
 import os
-from ctypes import byref, c_uint64, c_void_p
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+from collections.abc import Mapping
+from ctypes import byref, c_uint64
+from typing import Any, Literal, Optional, Union
 
-from ._library import KEY_RESOLVER, MISS, NOTFOUND, READ_PARTIAL, call_with_buffer, lib
+from ._library import MISS, NOTFOUND, READ_PARTIAL, CacheHandle, OperationHandle, call_with_buffer, lib
 from .errors import CacheMiss, InvalidArgumentError
-from .managed import ManagedHandle
+from .managed import ManagedHandle, raises_closed_error
 from .operation import Operation
-from .resolver import KeyResolver, trampoline
+from .resolver import KeyResolver, set_key_resolver
 
 #: A record key or prefix: str (sent as UTF-8) or bytes (sent as they are).
 Key = Union[str, bytes]
 #: Records to put: a dict, or JSON text as str or bytes.
-Records = Union[Dict[str, Any], str, bytes]
+Records = Union[dict[str, Any], str, bytes]
 #: A GraphQL response ({"data": ..., "errors": ...}) or a configuration: a dict, or JSON text
 #: as str or bytes.
-JSONInput = Union[Dict[str, Any], str, bytes]
+JSONInput = Union[dict[str, Any], str, bytes]
 #: The variables of an operation: a dict (or any mapping) of JSON values, or None.
 Variables = Optional[Mapping[str, Any]]
 #: A cache path.
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+#: The durability of commits: "full" (the default: every committed write survives a power
+#: cut) or "fast" (a system crash may lose the last commits, never corrupt the cache).
+Durability = Literal["full", "fast"]
 
 
 def _encode_key(value: Key, name: str) -> bytes:
@@ -52,7 +64,7 @@ def _encode_records(records: Records) -> bytes:
     return _encode_json(records, "records")
 
 
-def _encode_variables(variables: Variables) -> Tuple[Optional[bytes], int]:
+def _encode_variables(variables: Variables) -> tuple[bytes | None, int]:
     """Variables as the (pointer, length) pair the library takes: (None, 0) for None."""
     if variables is None:
         return None, 0
@@ -62,15 +74,17 @@ def _encode_variables(variables: Variables) -> Tuple[Optional[bytes], int]:
     return encoded, len(encoded)
 
 
-def _operation_handle(op: Operation) -> int:
+def _operation_handle(op: Operation) -> OperationHandle:
     """The handle of a live operation; TypeError for anything else, ClosedError after close()."""
     if not isinstance(op, Operation):
         raise TypeError(f"op must be an Operation from Cache.prepare, not {type(op).__name__}")
     return op._live_handle()
 
 
-class Cache(ManagedHandle):
-    """An open cache file. Threads may share it; close it with close() or a `with` block."""
+class Cache(ManagedHandle[CacheHandle]):
+    """An open cache file. Threads may share it; close it with close() or a `with` block.
+    After close() every method raises ClosedError, also on threads whose call was under
+    way when the cache was closed."""
 
     kind = "cache"
 
@@ -78,22 +92,46 @@ class Cache(ManagedHandle):
         self,
         path: PathLike,
         *,
-        schema: Optional[Union[str, bytes]] = None,
-        config: Optional[JSONInput] = None,
-        **options: Any,
+        schema: str | bytes | None = None,
+        config: JSONInput | None = None,
+        durability: Durability | None = None,
+        read_only: bool = False,
+        map_size: int | None = None,
+        max_readers: int | None = None,
     ) -> None:
-        """Open, and unless read-only create, the cache file at `path`.
+        """Open, and unless read-only create, the cache file at `path` (its directory must
+        exist; the lock file `<path>-lock` is made beside it).
 
         `schema` (SDL) is loaded with load_schema and `config` (key rules) applied with
-        configure right after opening; if either fails, the cache is closed again.
-        Options become normcache_open's JSON options: durability ("full" or "fast"),
-        read_only (bool), map_size (bytes), max_readers (int). Any other keyword is passed
-        on too, and the library rejects it with InvalidArgumentError.
+        configure right after opening; if either fails, the cache is closed again. The
+        options are normcache_open's; None (or False) leaves the library's default:
+
+        - durability: "full" (default; every committed write survives a power cut) or
+          "fast" (a system crash may lose the last committed writes, never corrupts).
+        - read_only: open for reading only; the file must exist, writes raise ReadOnlyError.
+        - map_size: the initial size of the memory map in bytes (default 64 MiB, at least
+          1 MiB); the map grows by itself when it fills.
+        - max_readers: the reader slots of the lock file (default 126, 1..65535); only the
+          first process to open the file sets it.
+
+        A value of the wrong type or out of range raises InvalidArgumentError, and nothing
+        is created.
         """
         super().__init__(None, lib.normcache_close)
         encoded_path = os.fsencode(path)
+        self._path = os.fsdecode(encoded_path)
+        self._read_only = read_only is True
+        options: dict[str, object] = {}
+        if durability is not None:
+            options["durability"] = durability
+        if read_only is not False:
+            options["read_only"] = read_only
+        if map_size is not None:
+            options["map_size"] = map_size
+        if max_readers is not None:
+            options["max_readers"] = max_readers
         encoded_options = json.dumps(options).encode("utf-8") if options else b""
-        handle = c_void_p()
+        handle = CacheHandle()
         lib.normcache_open(
             encoded_path,
             len(encoded_path),
@@ -101,7 +139,7 @@ class Cache(ManagedHandle):
             len(encoded_options),
             byref(handle),
         )
-        self._handle = handle.value
+        self._handle = handle
         try:
             if schema is not None:
                 self.load_schema(schema)
@@ -111,29 +149,49 @@ class Cache(ManagedHandle):
             self.close()
             raise
 
-    def put(self, records: Records) -> List[str]:
+    @property
+    def path(self) -> str:
+        """The path the cache was opened with, as text (undecodable bytes as surrogates)."""
+        return self._path
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the cache was opened read-only."""
+        return self._read_only
+
+    def __repr__(self) -> str:
+        """<normcache.Cache '/data/app.cache' open>, with ", read-only" when it is."""
+        state = "closed" if self.closed else "open"
+        mode = ", read-only" if self._read_only else ""
+        return f"<normcache.Cache {self._path!r} {state}{mode}>"
+
+    @raises_closed_error
+    def put(self, records: Records) -> list[str]:
         """Merge records field by field in one atomic write; return the changed
         "recordKey.fieldKey" strings in input order ([] when nothing changed)."""
         data = _encode_records(records)
         _, buffer = call_with_buffer(lib.normcache_put, self._live_handle(), data, len(data))
-        changed: List[str] = json.loads(buffer)
+        changed: list[str] = json.loads(buffer)
         return changed
 
-    def get(self, key: Key) -> Optional[Dict[str, Any]]:
+    @raises_closed_error
+    def get(self, key: Key) -> dict[str, Any] | None:
         """The fields of one record, or None when there is no record with this key."""
         encoded = _encode_key(key, "key")
         status, buffer = call_with_buffer(lib.normcache_get, self._live_handle(), encoded, len(encoded))
         if status == NOTFOUND:
             return None
-        record: Dict[str, Any] = json.loads(buffer)
+        record: dict[str, Any] = json.loads(buffer)
         return record
 
+    @raises_closed_error
     def remove(self, key: Key) -> bool:
         """Delete one record; return whether there was one."""
         encoded = _encode_key(key, "key")
         status: int = lib.normcache_remove(self._live_handle(), encoded, len(encoded))
         return status != NOTFOUND
 
+    @raises_closed_error
     def remove_prefix(self, prefix: Key) -> int:
         """Delete every record whose key starts with a non-empty `prefix`; return how many."""
         encoded = _encode_key(prefix, "prefix")
@@ -141,7 +199,8 @@ class Cache(ManagedHandle):
         lib.normcache_remove_prefix(self._live_handle(), encoded, len(encoded), byref(count))
         return count.value
 
-    def search(self, prefix: Key = "", *, after: Optional[Key] = None, limit: Optional[int] = None) -> List[str]:
+    @raises_closed_error
+    def search(self, prefix: Key = "", *, after: Key | None = None, limit: int | None = None) -> list[str]:
         """The keys starting with `prefix`, in byte order, strictly after `after` when given,
         at most `limit` of them (None: all; otherwise a positive integer)."""
         count = 0 if limit is None else operator.index(limit)
@@ -158,48 +217,54 @@ class Cache(ManagedHandle):
             0 if encoded_after is None else len(encoded_after),
             count,
         )
-        keys: List[str] = json.loads(buffer)
+        keys: list[str] = json.loads(buffer)
         return keys
 
+    @raises_closed_error
     def clear(self) -> None:
         """Delete every record, keeping the file and its format."""
         lib.normcache_clear(self._live_handle())
 
-    def stats(self) -> Dict[str, Any]:
+    @raises_closed_error
+    def stats(self) -> dict[str, Any]:
         """Facts about the cache: records, bytes_used, map_size, page_size, format_version,
         library_version, read_only, durability."""
         _, buffer = call_with_buffer(lib.normcache_stats, self._live_handle())
-        stats: Dict[str, Any] = json.loads(buffer)
+        stats: dict[str, Any] = json.loads(buffer)
         return stats
 
     # --- GraphQL operations ----------------------------------------------------------
 
-    def load_schema(self, sdl: Union[str, bytes]) -> None:
+    @raises_closed_error
+    def load_schema(self, sdl: str | bytes) -> None:
         """Load a schema (SDL, with Apollo's @typePolicy and @fieldPolicy directives).
         Operations prepared afterwards are validated against it and use its key rules."""
         encoded = _encode_key(sdl, "sdl")
         lib.normcache_load_schema(self._live_handle(), encoded, len(encoded))
 
+    @raises_closed_error
     def configure(self, config: JSONInput) -> None:
         """Add key rules for operations prepared afterwards: a dict (or JSON text) with any of
         typePolicies, fieldPolicies, possibleTypes, defaultKeyFields."""
         encoded = _encode_json(config, "config")
         lib.normcache_configure(self._live_handle(), encoded, len(encoded))
 
-    def prepare(self, document: Union[str, bytes], operation_name: Optional[str] = None) -> Operation:
+    @raises_closed_error
+    def prepare(self, document: str | bytes, operation_name: str | None = None) -> Operation:
         """Parse, validate and compile the operation `operation_name` (None: the only one) of
         a GraphQL document, with the schema and key rules this cache has now."""
         encoded = _encode_key(document, "document")
         name = None if operation_name is None else _encode_key(operation_name, "operation_name")
-        op = c_void_p()
+        op = OperationHandle()
         lib.normcache_prepare(
             self._live_handle(), encoded, len(encoded), name, 0 if name is None else len(name), byref(op)
         )
         if op.value is None:  # never on success; refuse rather than wrap NULL
             raise InvalidArgumentError(-1, "normcache_prepare succeeded without an operation")
-        return Operation(op.value)
+        return Operation(op)
 
-    def normalize(self, op: Operation, response: JSONInput, variables: Variables = None) -> Dict[str, Any]:
+    @raises_closed_error
+    def normalize(self, op: Operation, response: JSONInput, variables: Variables = None) -> dict[str, Any]:
         """The records a GraphQL response of `op` splits into, without touching any cache
         (this one may even be closed): {"Droid:2001": {"name": "R2-D2", ...}, ...}."""
         data = _encode_json(response, "response")
@@ -207,10 +272,13 @@ class Cache(ManagedHandle):
         _, buffer = call_with_buffer(
             lib.normcache_normalize, _operation_handle(op), encoded_variables, variables_len, data, len(data)
         )
-        records: Dict[str, Any] = json.loads(buffer)
+        records: dict[str, Any] = json.loads(buffer)
         return records
 
-    def write(self, op: Operation, response: JSONInput, variables: Variables = None, *, changes: bool = True) -> List[str]:
+    @raises_closed_error
+    def write(
+        self, op: Operation, response: JSONInput, variables: Variables = None, *, changes: bool = True
+    ) -> list[str]:
         """Normalize a response of `op` and merge its records in one atomic write; return the
         changed "recordKey.fieldKey" strings ([] with changes=False, which spares building
         them). On any error nothing is written."""
@@ -221,14 +289,14 @@ class Cache(ManagedHandle):
             lib.normcache_write(*arguments, None, None)
             return []
         _, buffer = call_with_buffer(lib.normcache_write, *arguments)
-        changed: List[str] = json.loads(buffer)
+        changed: list[str] = json.loads(buffer)
         return changed
 
     def _read(self, op: Operation, variables: Variables, partial: bool) -> bytes:
         """The data JSON of `op` from the cache; CacheMiss when some of it is missing."""
         return self._data_or_miss(lib.normcache_read, [_operation_handle(op)], variables, partial)
 
-    def _data_or_miss(self, function: Any, leading: List[Any], variables: Variables, partial: bool) -> bytes:
+    def _data_or_miss(self, function: Any, leading: list[Any], variables: Variables, partial: bool) -> bytes:
         """Calls a read function (cache, *leading, variables, flags, out, out_len); returns the
         data JSON, or raises CacheMiss with the missing paths (and partial data)."""
         encoded_variables, variables_len = _encode_variables(variables)
@@ -240,43 +308,55 @@ class Cache(ManagedHandle):
             raise CacheMiss(answer["missing"], answer["data"])
         return buffer
 
-    def read(self, op: Operation, variables: Variables = None, *, partial: bool = False) -> Dict[str, Any]:
+    @raises_closed_error
+    def read(self, op: Operation, variables: Variables = None, *, partial: bool = False) -> dict[str, Any]:
         """The data of `op` rebuilt from the cache: exactly the user's selection.
 
         Raises CacheMiss, listing the missing response paths, when anything is missing; with
         `partial`, its `data` holds the data with the missing parts null (else None).
         """
-        data: Dict[str, Any] = json.loads(self._read(op, variables, partial))
+        data: dict[str, Any] = json.loads(self._read(op, variables, partial))
         return data
 
+    @raises_closed_error
     def read_json(self, op: Operation, variables: Variables = None, *, partial: bool = False) -> str:
         """As read(), but the data as the library's compact JSON text, leaf values exactly as
         they were written (1.0 stays 1.0). Raises CacheMiss the same way."""
         return self._read(op, variables, partial).decode("utf-8")
 
-    def set_key_resolver(self, resolver: Optional[KeyResolver]) -> None:
+    @raises_closed_error
+    def set_key_resolver(self, resolver: KeyResolver | None) -> None:
         """Set the programmatic key rule for operations prepared afterwards (None removes
         it): resolver(typename, obj) returns None (no key from it: the declarative rules
         decide), an id, or (id, group); obj[name] gives a member of the response object as
-        a Python value. An exception it raises fails that write with CallbackError."""
-        callback = trampoline(resolver) if resolver is not None else KEY_RESOLVER()
-        lib.normcache_set_key_resolver(self._live_handle(), callback, None)
+        a Python value.
 
+        An exception it raises fails that write (or normalize) with CallbackError, whose
+        message ends with the exception's type and text and whose __cause__ is the exception
+        itself, traceback and all; KeyboardInterrupt and SystemExit fail the call and then
+        propagate as themselves. Nothing is written either way.
+
+        Operations keep the resolver of their prepare time; the resolver is released when
+        the cache no longer uses it (another resolver set, or the cache closed) and every
+        operation prepared with it is closed. It may run on several threads at once, and
+        re-entrantly when it calls the cache itself."""
+        set_key_resolver(self._live_handle(), resolver)
+
+    @raises_closed_error
     def read_fragment(
         self, fragment: Operation, key: Key, variables: Variables = None, *, partial: bool = False
-    ) -> Dict[str, Any]:
+    ) -> dict[str, Any]:
         """The object at record `key` through a prepared fragment (direct cache access).
 
         Raises CacheMiss, as read() does, when anything the fragment selects is missing.
         """
         encoded_key = _encode_key(key, "key")
         leading = [_operation_handle(fragment), encoded_key, len(encoded_key)]
-        data: Dict[str, Any] = json.loads(self._data_or_miss(lib.normcache_read_fragment, leading, variables, partial))
+        data: dict[str, Any] = json.loads(self._data_or_miss(lib.normcache_read_fragment, leading, variables, partial))
         return data
 
-    def write_fragment(
-        self, fragment: Operation, key: Key, data: JSONInput, variables: Variables = None
-    ) -> List[str]:
+    @raises_closed_error
+    def write_fragment(self, fragment: Operation, key: Key, data: JSONInput, variables: Variables = None) -> list[str]:
         """Write `data`, the object a prepared fragment selects, as the record `key` in one
         atomic write; return the changed "recordKey.fieldKey" strings."""
         encoded_key = _encode_key(key, "key")
@@ -293,6 +373,5 @@ class Cache(ManagedHandle):
             encoded_variables,
             variables_len,
         )
-        changed: List[str] = json.loads(buffer)
+        changed: list[str] = json.loads(buffer)
         return changed
-

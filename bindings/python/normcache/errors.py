@@ -1,11 +1,16 @@
-"""The exceptions of normcache: one class per negative status code of normcache.h."""
+"""The exceptions of normcache: one class per negative status code of normcache.h.
+
+The C++ binding (bindings/cpp/normcache.hpp) uses the same names: Error,
+InvalidArgumentError, ClosedError, JSONError, DocumentError, SchemaError, DataError,
+StorageError, CallbackError, OutOfMemoryError, NotACacheError, ReadOnlyError.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Type, Union
+from typing import Any, Union
 
 #: A response path: response keys (str) and list indexes (int), from the data root.
-ResponsePath = List[Union[str, int]]
+ResponsePath = list[Union[str, int]]
 
 
 class LibraryLoadError(ImportError):
@@ -16,11 +21,13 @@ class Error(Exception):
     """A failed normcache call: `code` is the status code, `message` the library's message."""
 
     def __init__(self, code: int, message: str) -> None:
+        """An error with the status `code` and the text `message`."""
         super().__init__(code, message)
         self.code = code
         self.message = message
 
     def __str__(self) -> str:
+        """The library's message."""
         return self.message
 
 
@@ -29,7 +36,9 @@ class InvalidArgumentError(Error):
 
 
 class ClosedError(InvalidArgumentError):
-    """The cache was used after close(); raised by the binding without calling the library."""
+    """A cache or operation used after close(), the same error whichever thread meets it:
+    raised by the binding before it calls the library, and in place of the library's
+    InvalidArgumentError when close() on another thread wins the race with a call."""
 
 
 class JSONError(Error):
@@ -56,7 +65,7 @@ class CallbackError(Error):
     """NORMCACHE_ECALLBACK (-7): a user callback failed."""
 
 
-class NoMemoryError(Error, MemoryError):
+class OutOfMemoryError(Error, MemoryError):
     """NORMCACHE_ENOMEM (-8): memory could not be allocated."""
 
 
@@ -77,17 +86,19 @@ class CacheMiss(Exception):
     with those parts null when a partial read was asked for, else None.
     """
 
-    def __init__(self, missing: List[ResponsePath], data: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(self, missing: list[ResponsePath], data: dict[str, Any] | None = None) -> None:
+        """A miss of the paths `missing`, with the partial `data` when it was asked for."""
         super().__init__(missing, data)
         self.missing = missing
         self.data = data
 
     def __str__(self) -> str:
+        """How many parts are missing, and their paths."""
         paths = ", ".join(".".join(str(segment) for segment in path) or "data" for path in self.missing)
         return f"the cache lacks {len(self.missing)} part(s) of the data: {paths}"
 
 
-_CLASSES: Dict[int, Type[Error]] = {
+_CLASSES: dict[int, type[Error]] = {
     -1: InvalidArgumentError,
     -2: JSONError,
     -3: DocumentError,
@@ -95,7 +106,7 @@ _CLASSES: Dict[int, Type[Error]] = {
     -5: DataError,
     -6: StorageError,
     -7: CallbackError,
-    -8: NoMemoryError,
+    -8: OutOfMemoryError,
     -9: NotACacheError,
     -10: ReadOnlyError,
 }

@@ -1,42 +1,61 @@
 """Key resolvers written in Python: the programmatic key rule, asked first for every
-object a write or normalize meets (Apollo's cacheKeyInfo)."""
+object a write or normalize meets (Apollo's cacheKeyInfo).
+
+A resolver is handed to the library with normcache_set_key_resolver_v2: one C callback
+for all resolvers, with a number as its context that names the Python callable in a
+table, and a destroy callback that takes the callable out of the table when the library
+holds it no more (the cache closed or given another resolver, and every operation
+prepared with it freed). So a resolver lives exactly as long as something may call it.
+"""
 
 from __future__ import annotations
 
+import itertools
 import json
+import threading
 from ctypes import byref, c_size_t, c_void_p, string_at
-from typing import Any, Callable, Optional, Tuple, Union
+from typing import Any, Callable, Optional, Union
 
-from ._library import KEY_RESOLVER, OK, lib
+from ._library import (
+    DESTROY,
+    ECALLBACK,
+    KEY_RESOLVER,
+    NOTFOUND,
+    OK,
+    KeyHandle,
+    ObjectHandle,
+    hold_callback_failure,
+    lib,
+)
 
 #: What a resolver returns: None (no key from it), an id, or (id, group).
-KeyAnswer = Optional[Union[str, int, Tuple[Union[str, int], Optional[str]]]]
+KeyAnswer = Optional[Union[str, int, tuple[Union[str, int], Optional[str]]]]
 #: A resolver: fn(typename or None, obj) -> KeyAnswer.
 KeyResolver = Callable[[Optional[str], "ResponseObject"], KeyAnswer]
 
-#: The status a failing Python resolver returns to the library (NORMCACHE_ECALLBACK).
-_FAILED = -7
-
-#: Every callback handed to the library. Operations keep the resolver of the moment
-#: they were prepared, even after the cache or its resolver changes, so a callback is
-#: never freed while the library might still call it.
-_alive: list = []
+#: The resolvers the library holds, by the context number it was given with each.
+_resolvers: dict[int, KeyResolver] = {}
+#: Context numbers, never 0 (which the library would pass back as NULL).
+_numbers = itertools.count(1)
+#: Guards the table; reentrant, as a garbage collection on a thread that holds it may
+#: free an operation, and with it a resolver (_release).
+_table_lock = threading.RLock()
 
 
 class ResponseObject:
     """One object of a response as a resolver sees it; valid only during the call."""
 
-    def __init__(self, handle: int) -> None:
+    def __init__(self, handle: ObjectHandle) -> None:
         """A view of the library's object `handle`."""
         self._handle = handle
 
-    def json(self, name: str) -> Optional[bytes]:
+    def json(self, name: str) -> bytes | None:
         """The member `name` as the JSON text it has in the response, or None."""
         encoded = name.encode("utf-8")
         text = c_void_p()
         length = c_size_t()
         status = lib.normcache_object_member(self._handle, encoded, len(encoded), byref(text), byref(length))
-        if status != OK or text.value is None:
+        if status == NOTFOUND or text.value is None:
             return None
         return string_at(text.value, length.value)
 
@@ -57,32 +76,65 @@ class ResponseObject:
         return isinstance(name, str) and self.json(name) is not None
 
 
-def _text(value: Union[str, int]) -> bytes:
+def _text(value: str | int) -> bytes:
     """An id or group as UTF-8: integers in decimal; booleans are refused."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise TypeError(f"a key id must be a str or an int, not {type(value).__name__}")
     return str(value).encode("utf-8")
 
 
-def trampoline(resolver: KeyResolver) -> Any:
-    """The C callback that runs `resolver` and hands its answer to the library. An
-    exception in the resolver (or an answer of the wrong type) fails the call with
-    CallbackError instead of crossing into C."""
+def _reason(error: BaseException) -> bytes:
+    """What the library's message says of a failed resolver: "KeyError: 'uuid'"."""
+    text = str(error)
+    name = type(error).__qualname__
+    return (f"{name}: {text}" if text else name).encode("utf-8", "replace")
 
-    def call(_context: Optional[int], typename: Optional[int], typename_len: int, obj: int, key: int) -> int:
-        try:
-            name = string_at(typename, typename_len).decode("utf-8") if typename else None
-            answer = resolver(name, ResponseObject(obj))
-            if answer is None:
-                return OK
-            identifier, group = answer if isinstance(answer, tuple) else (answer, None)
-            encoded_id = _text(identifier)
-            encoded_group = _text(group) if group is not None else None
-            lib.normcache_key_set(key, encoded_id, len(encoded_id), encoded_group, len(encoded_group or b""))
+
+def _resolve(context: int | None, typename: int | None, typename_len: int, obj: ObjectHandle, key: KeyHandle) -> int:
+    """The C key resolver of every Python resolver: runs the one `context` names and hands
+    its answer to the library. Nothing unwinds into the library: an exception (or an
+    answer of the wrong type) is kept for the failing call, which raises CallbackError
+    from it (or the exception itself, for KeyboardInterrupt and SystemExit), and its
+    text becomes the end of the library's message."""
+    try:
+        resolver = _resolvers[context or 0]
+        name = string_at(typename, typename_len).decode("utf-8") if typename else None
+        answer = resolver(name, ResponseObject(obj))
+        if answer is None:
             return OK
-        except BaseException:  # noqa: BLE001 - nothing may unwind into the library
-            return _FAILED
+        identifier, group = answer if isinstance(answer, tuple) else (answer, None)
+        encoded_id = _text(identifier)
+        encoded_group = _text(group) if group is not None else None
+        lib.normcache_key_set(key, encoded_id, len(encoded_id), encoded_group, len(encoded_group or b""))
+        return OK
+    except BaseException as error:  # noqa: BLE001 - nothing may unwind into the library
+        hold_callback_failure(error)
+        try:
+            reason = _reason(error)
+            lib.normcache_callback_error(reason, len(reason))
+        except BaseException:  # noqa: BLE001 - the failure is reported all the same
+            pass
+        return ECALLBACK
 
-    callback = KEY_RESOLVER(call)
-    _alive.append(callback)
-    return callback
+
+def _release(context: int | None) -> None:
+    """The destroy callback: the library holds the resolver `context` no more."""
+    with _table_lock:
+        _resolvers.pop(context or 0, None)
+
+
+#: The C callbacks, alive as long as this module.
+_RESOLVE = KEY_RESOLVER(_resolve)
+_RELEASE = DESTROY(_release)
+
+
+def set_key_resolver(handle: Any, resolver: KeyResolver | None) -> None:
+    """Set `resolver` (None: remove it) as the key resolver of the cache `handle`."""
+    if resolver is None:
+        lib.normcache_set_key_resolver_v2(handle, KEY_RESOLVER(), None, DESTROY())
+        return
+    with _table_lock:
+        context = next(_numbers)
+        _resolvers[context] = resolver
+    # On failure the library has called _release already.
+    lib.normcache_set_key_resolver_v2(handle, _RESOLVE, context, _RELEASE)

@@ -6,12 +6,28 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Any, Protocol
 
 import pytest
 
 import normcache
+
+
+def stored(cache: normcache.Cache, key: str) -> dict[str, Any]:
+    """The record at `key`; fails the test when there is none."""
+    record = cache.get(key)
+    assert record is not None, f"no record {key}"
+    return record
+
+
+class RunPython(Protocol):
+    """The run_python fixture: run(code, *arguments, timeout=120) -> the finished child."""
+
+    def __call__(self, code: str, *arguments: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        """Run `code` with `arguments` in sys.argv[1:]; its output as text."""
+        ...
 
 
 @pytest.fixture
@@ -28,13 +44,13 @@ def cache(cache_path: Path) -> Iterator[normcache.Cache]:
 
 
 @pytest.fixture
-def run_python() -> Callable[..., subprocess.CompletedProcess]:
+def run_python() -> RunPython:
     """Run Python code in a child process that imports this same normcache and library.
 
     The code gets its arguments in sys.argv[1:]; the child's output is returned as text.
     """
 
-    def run(code: str, *arguments: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    def run(code: str, *arguments: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
         environment = dict(os.environ)
         environment["PYTHONPATH"] = str(Path(normcache.__file__).resolve().parent.parent)
         environment["NORMCACHE_LIBRARY"] = normcache._library.path

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Callable, List
+from typing import Callable
 
 import pytest
+from conftest import RunPython, stored
 
 import normcache
 
@@ -16,9 +18,9 @@ THREADS = 8
 ROUNDS = 200
 
 
-def _run_threads(count: int, work: Callable[[int], None]) -> List[BaseException]:
+def _run_threads(count: int, work: Callable[[int], None]) -> list[BaseException]:
     """Run work(0..count-1) on that many threads started together; return what they raised."""
-    failures: List[BaseException] = []
+    failures: list[BaseException] = []
     barrier = threading.Barrier(count)
 
     def body(index: int) -> None:
@@ -62,11 +64,11 @@ def test_threads_read_while_others_write(cache: normcache.Cache) -> None:
             else:
                 keys = cache.search("Pet:")
                 assert keys == [f"Pet:{i:03d}" for i in range(100)]
-                values = {cache.get(key)["n"] for key in keys[:10]}
+                values = {stored(cache, key)["n"] for key in keys[:10]}
                 assert values <= set(range(51))
 
     assert _run_threads(THREADS, work) == []
-    assert {cache.get(f"Pet:{i:03d}")["n"] for i in range(100)} == {50}
+    assert {stored(cache, f"Pet:{i:03d}")["n"] for i in range(100)} == {50}
 
 
 def test_each_thread_reads_its_own_error_message(cache: normcache.Cache) -> None:
@@ -74,50 +76,85 @@ def test_each_thread_reads_its_own_error_message(cache: normcache.Cache) -> None
         for i in range(100):
             key = f"Bad{t}x{i}:1"
             with pytest.raises(normcache.JSONError) as failure:
-                cache.put('{"%s": 5}' % key)
+                cache.put(f'{{"{key}": 5}}')
             assert key in failure.value.message
-            with pytest.raises(normcache.InvalidArgumentError) as failure:
+            with pytest.raises(normcache.InvalidArgumentError) as invalid:
                 cache.get("")
-            assert failure.value.code == -1
+            assert invalid.value.code == -1
 
     assert _run_threads(THREADS, work) == []
     assert cache.search("") == []
 
 
-def test_closing_while_threads_use_the_cache(cache_path: Path) -> None:
-    cache = normcache.Cache(cache_path)
-    started = threading.Barrier(5)
-    ended: List[BaseException] = []
+def _until_closed(count: int, work: Callable[[int, int], None], close: Callable[[], None]) -> list[BaseException]:
+    """Run work(thread, i) for i = 0, 1, ... on `count` threads until each raises, call
+    close() while they run, and return what each thread raised."""
+    started = threading.Barrier(count + 1)
+    ended: list[BaseException] = []
 
-    def work(t: int) -> None:
+    def body(t: int) -> None:
         started.wait()
         i = 0
         try:
             while True:
-                key = f"T{t}:{i:06d}"
-                cache.put({key: {"a": i, "b": -i}})
-                assert cache.get(key) == {"a": i, "b": -i}
-                cache.search(f"T{t}:", limit=3)
+                work(t, i)
                 i += 1
-        except BaseException as error:  # noqa: BLE001 - checked below
+        except BaseException as error:  # noqa: BLE001 - checked by the caller
             ended.append(error)
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    threads = [threading.Thread(target=body, args=(t,)) for t in range(count)]
     for thread in threads:
         thread.start()
     started.wait()
-    time.sleep(0.3)
-    cache.close()
+    time.sleep(0.05)
+    close()
     for thread in threads:
         thread.join(timeout=60)
         assert not thread.is_alive()
-    assert len(ended) == 4
-    for error in ended:
-        assert isinstance(error, normcache.InvalidArgumentError), repr(error)
+    return ended
+
+
+def test_closing_while_threads_use_the_cache_gives_each_of_them_closed_error(cache_path: Path) -> None:
+    # Each round closes the cache under four busy threads; whether a thread is before its
+    # call, inside the library, or between reading the handle and calling, it gets the one
+    # error of a closed cache.
+    seen: set[tuple[type, str]] = set()
+    for round_ in range(20):
+        cache = normcache.Cache(cache_path, durability="fast")
+
+        def work(t: int, i: int, cache: normcache.Cache = cache, round_: int = round_) -> None:
+            key = f"T{t}:{round_:02d}{i // 16:06d}"
+            if i % 16 == 0:
+                cache.put({key: {"a": i, "b": -i}})
+            assert cache.get(key) == {"a": i - i % 16, "b": -(i - i % 16)}
+            assert cache.search(f"T{t}:{round_:02d}", limit=1) == [f"T{t}:{round_:02d}000000"]
+            assert cache.stats()["durability"] == "fast"
+
+        ended = _until_closed(4, work, cache.close)
+        assert len(ended) == 4
+        seen.update((type(error), str(error)) for error in ended)
+    assert seen == {(normcache.ClosedError, "the cache is closed")}
     with normcache.Cache(cache_path) as again:
         for key in again.search(""):
             record = again.get(key)
             assert record is not None and record["b"] == -record["a"]
+
+
+def test_closing_an_operation_while_threads_use_it_gives_each_of_them_closed_error(cache: normcache.Cache) -> None:
+    seen: set[tuple[type, str]] = set()
+    for _ in range(10):
+        op = cache.prepare("{ a { b } }")
+
+        def work(t: int, i: int, op: normcache.Operation = op) -> None:
+            cache.write(op, {"data": {"a": {"b": i}}})
+            assert cache.read(op) is not None
+            assert cache.normalize(op, {"data": {"a": None}}) == {"QUERY_ROOT": {"a": None}}
+            assert op.document == "{\n  a {\n    b\n    __typename\n  }\n}"
+
+        ended = _until_closed(4, work, op.close)
+        assert len(ended) == 4
+        seen.update((type(error), str(error)) for error in ended)
+    assert seen == {(normcache.ClosedError, "the operation is closed")}
 
 
 def test_two_caches_on_one_file(cache_path: Path) -> None:
@@ -169,7 +206,9 @@ with normcache.Cache(sys.argv[1]) as cache:
 """
 
 
-def test_a_second_process_writes_and_the_first_sees_it(cache: normcache.Cache, cache_path: Path, run_python) -> None:
+def test_a_second_process_writes_and_the_first_sees_it(
+    cache: normcache.Cache, cache_path: Path, run_python: RunPython
+) -> None:
     cache.put({"Parent:1": {"from": "parent"}})
     child = run_python(CHILD_WRITES, str(cache_path))
     assert child.returncode == 0, child.stderr
@@ -187,8 +226,8 @@ with normcache.Cache(sys.argv[1]) as cache:
 """
 
 
-def test_two_processes_write_at_once(cache: normcache.Cache, cache_path: Path, run_python) -> None:
-    results: list = []
+def test_two_processes_write_at_once(cache: normcache.Cache, cache_path: Path, run_python: RunPython) -> None:
+    results: list[subprocess.CompletedProcess[str]] = []
     child = threading.Thread(target=lambda: results.append(run_python(CHILD_WRITES_MANY, str(cache_path))))
     child.start()
     for i in range(200):
@@ -210,7 +249,9 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
-def test_a_process_killed_after_a_write_loses_nothing_and_blocks_nobody(cache_path: Path, run_python) -> None:
+def test_a_process_killed_after_a_write_loses_nothing_and_blocks_nobody(
+    cache_path: Path, run_python: RunPython
+) -> None:
     child = run_python(CHILD_DIES, str(cache_path))
     assert child.returncode == -9
     with normcache.Cache(cache_path) as cache:

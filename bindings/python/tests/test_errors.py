@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pickle
-from typing import Dict, List, Optional, Union
 
 import pytest
+from conftest import stored
 
 import normcache
 from normcache.errors import error_for
@@ -18,7 +18,7 @@ CLASSES = {
     -5: normcache.DataError,
     -6: normcache.StorageError,
     -7: normcache.CallbackError,
-    -8: normcache.NoMemoryError,
+    -8: normcache.OutOfMemoryError,
     -9: normcache.NotACacheError,
     -10: normcache.ReadOnlyError,
 }
@@ -43,7 +43,7 @@ def test_an_unknown_code_is_the_base_error() -> None:
     assert error.code == -99
 
 
-def test_no_memory_is_a_memory_error() -> None:
+def test_out_of_memory_is_a_memory_error() -> None:
     assert isinstance(error_for(-8, "out"), MemoryError)
 
 
@@ -69,7 +69,7 @@ def test_errors_pickle() -> None:
     ],
     ids=["empty-key", "empty-field", "empty-key-after-a-good-record"],
 )
-def test_empty_keys_and_fields_are_invalid(cache: normcache.Cache, records: str, named: Optional[str]) -> None:
+def test_empty_keys_and_fields_are_invalid(cache: normcache.Cache, records: str, named: str | None) -> None:
     with pytest.raises(normcache.InvalidArgumentError) as failure:
         cache.put(records)
     assert failure.value.code == -1
@@ -124,7 +124,7 @@ def test_truncated_json(cache: normcache.Cache, records: str) -> None:
 
 
 @pytest.mark.parametrize("records", [b"", "", "   ", b"\n"])
-def test_empty_input(cache: normcache.Cache, records: Union[str, bytes]) -> None:
+def test_empty_input(cache: normcache.Cache, records: str | bytes) -> None:
     with pytest.raises(normcache.JSONError) as failure:
         cache.put(records)
     assert failure.value.code == -2
@@ -175,7 +175,7 @@ def test_top_level_must_be_an_object(cache: normcache.Cache, records: str) -> No
 @pytest.mark.parametrize("record", ["5", "[1]", "null", '"text"', "true", '[{"x": 1}]'])
 def test_a_record_must_be_an_object(cache: normcache.Cache, record: str) -> None:
     with pytest.raises(normcache.JSONError) as failure:
-        cache.put('{"Good:1": {"x": 1}, "A:1": %s}' % record)
+        cache.put(f'{{"Good:1": {{"x": 1}}, "A:1": {record}}}')
     assert failure.value.code == -2
     assert "A:1" in failure.value.message
     assert cache.get("Good:1") is None
@@ -213,7 +213,7 @@ def _nested(depth: int) -> str:
 
 def test_512_levels_are_accepted(cache: normcache.Cache) -> None:
     assert cache.put(_nested(512)) == ["Deep:1.x"]
-    value = cache.get("Deep:1")["x"]
+    value = stored(cache, "Deep:1")["x"]
     depth = 0
     while value != []:
         value = value[0]
@@ -249,9 +249,9 @@ def test_absurd_nesting_is_a_json_error_not_a_crash(cache: normcache.Cache, reco
 # --- a failed write changes nothing ----------------------------------------------------
 
 
-def _snapshot(cache: normcache.Cache) -> Dict[str, object]:
+def _snapshot(cache: normcache.Cache) -> dict[str, object]:
     """Every key with its record, and the record count."""
-    keys: List[str] = cache.search("")
+    keys: list[str] = cache.search("")
     return {"keys": keys, "records": {key: cache.get(key) for key in keys}, "count": cache.stats()["records"]}
 
 
@@ -267,9 +267,18 @@ def _snapshot(cache: normcache.Cache) -> Dict[str, object]:
         ('{"A:1": {"x": 2}, "New:1": {"a": 1}, "B:1": {"y": ' + "[" * 1000 + "]" * 1000 + "}}", normcache.JSONError),
         ('{"A:1": null, "New:1": {"a": 1}}', normcache.JSONError),
     ],
-    ids=["record-not-object", "empty-key", "empty-field", "truncated", "bad-reference", "bad-utf8", "too-deep", "null-record"],
+    ids=[
+        "record-not-object",
+        "empty-key",
+        "empty-field",
+        "truncated",
+        "bad-reference",
+        "bad-utf8",
+        "too-deep",
+        "null-record",
+    ],
 )
-def test_a_failed_put_leaves_the_store_unchanged(cache: normcache.Cache, records: Union[str, bytes], error: type) -> None:
+def test_a_failed_put_leaves_the_store_unchanged(cache: normcache.Cache, records: str | bytes, error: type) -> None:
     cache.put({"A:1": {"x": 1}, "B:1": {"y": 1, "list": [1, 2]}})
     before = _snapshot(cache)
     with pytest.raises(error):

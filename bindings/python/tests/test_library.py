@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ctypes
+import json
 import re
 import threading
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Any
 
 import pytest
+from conftest import RunPython
 
 import normcache
 from normcache import _library
@@ -16,7 +18,7 @@ from normcache import _library
 PACKAGE_DIR = Path(normcache.__file__).resolve().parent
 
 
-def _header() -> Optional[str]:
+def _header() -> str | None:
     """include/normcache.h of the source checkout holding this package, if there is one."""
     for folder in PACKAGE_DIR.parents:
         header = folder / "include" / "normcache.h"
@@ -25,7 +27,7 @@ def _header() -> Optional[str]:
     return None
 
 
-def _declarations(header: str) -> Dict[str, Tuple[str, List[str]]]:
+def _declarations(header: str) -> dict[str, tuple[str, list[str]]]:
     """The functions the header declares: name -> (return type, parameter declarations)."""
     code = re.sub(r"/\*.*?\*/", "", header, flags=re.S)
     found = {}
@@ -46,35 +48,77 @@ _CTYPES = {
     "uint64_t*": ctypes.POINTER(ctypes.c_uint64),
     "void": None,
     "void*": ctypes.c_void_p,
-    "normcache*": ctypes.c_void_p,
-    "normcache**": ctypes.POINTER(ctypes.c_void_p),
-    "normcache_op*": ctypes.c_void_p,
-    "normcache_op**": ctypes.POINTER(ctypes.c_void_p),
-    "normcache_object*": ctypes.c_void_p,
-    "normcache_key*": ctypes.c_void_p,
+    "normcache*": _library.CacheHandle,
+    "normcache**": ctypes.POINTER(_library.CacheHandle),
+    "normcache_op*": _library.OperationHandle,
+    "normcache_op**": ctypes.POINTER(_library.OperationHandle),
+    "normcache_object*": _library.ObjectHandle,
+    "normcache_key*": _library.KeyHandle,
     "normcache_key_resolver": _library.KEY_RESOLVER,
+    "normcache_destroy": _library.DESTROY,
 }
 
 
-def _ctype_for(declaration: str, named: bool) -> object:
-    """The ctypes type the table must use for a C return type, or a parameter (`named`)."""
+def _callback_typedefs(header: str) -> dict[str, tuple[str, list[str]]]:
+    """The callback types the header declares: name -> (return type, parameter declarations)."""
+    code = re.sub(r"/\*.*?\*/", "", header, flags=re.S)
+    found = {}
+    for match in re.finditer(r"typedef\s+([\w \*]+?)\s*\(\s*\*\s*(normcache_\w+)\s*\)\s*\(([^)]*)\)\s*;", code):
+        returns, name, parameters = match.groups()
+        found[name] = (" ".join(returns.split()), [p.strip() for p in parameters.split(",")])
+    return found
+
+
+def _ctype_for(declaration: str, named: bool, callback: bool = False) -> object:
+    """The ctypes type the table must use for a C return type, or a parameter (`named`);
+    a callback takes text as a pointer (c_void_p) that it reads with the length after it."""
     text = re.sub(r"\bconst\b", "", declaration)
     if named:
         text = re.sub(r"\w+\s*$", "", text)
-    return _CTYPES["".join(text.split())]
+    text = "".join(text.split())
+    if callback and text == "char*":
+        return ctypes.c_void_p
+    return _CTYPES[text]
 
 
-def test_version_is_the_header_version() -> None:
-    assert normcache.version() == "0.1.0"
-    assert normcache.__version__ == "0.1.0"
-    assert _library.HEADER_VERSION == "0.1.0"
+def _define(header: str, name: str) -> str:
+    """The value of the header's `#define name value`."""
+    found = re.findall(rf"^#define {name} (.+)$", header, flags=re.M)
+    assert len(found) == 1, name
+    return str(found[0]).strip()
 
 
-def test_header_version_macro_matches_the_binding() -> None:
+def test_one_version_in_the_header_the_package_and_the_library() -> None:
     header = _header()
     if header is None:
         pytest.skip("not running from a source checkout")
-    assert f'#define NORMCACHE_VERSION "{_library.HEADER_VERSION}"' in header
+    text = json.loads(_define(header, "NORMCACHE_VERSION"))
+    major, minor, patch = (int(_define(header, f"NORMCACHE_VERSION_{part}")) for part in ("MAJOR", "MINOR", "PATCH"))
+    number = int(_define(header, "NORMCACHE_VERSION_NUMBER"))
+    assert text == f"{major}.{minor}.{patch}"
+    assert number == major * 1_000_000 + minor * 1_000 + patch
+    assert normcache.__version__ == text
+    assert _library.HEADER_VERSION == text
+    assert normcache.version() == text
+    assert _library.lib.normcache_version_number() == number
+    assert normcache.version_number() == number
+
+
+def test_the_library_version_number_is_its_version_text() -> None:
+    major, minor, patch = (int(part) for part in normcache.version().split("."))
+    assert normcache.version_number() == major * 1_000_000 + minor * 1_000 + patch
+
+
+def test_pyproject_takes_its_version_from_the_package() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((PACKAGE_DIR.parent / "pyproject.toml").read_text())
+    assert "version" not in project["project"]
+    assert project["project"]["dynamic"] == ["version"]
+    attribute = project["tool"]["setuptools"]["dynamic"]["version"]["attr"]
+    assert attribute == "normcache._version.__version__"
+    # setuptools reads the literal without importing the package (which loads the library).
+    source = (PACKAGE_DIR / "_version.py").read_text()
+    assert re.findall(r"^__version__ = (.+)$", source, flags=re.M) == [json.dumps(normcache.__version__)]
 
 
 def test_table_declares_every_header_function_with_its_types() -> None:
@@ -85,8 +129,33 @@ def test_table_declares_every_header_function_with_its_types() -> None:
     assert sorted(declared) == sorted(_library._PROTOTYPES)
     for name, (returns, parameters) in declared.items():
         restype, argtypes = _library._PROTOTYPES[name]
+        assert isinstance(argtypes, list), name
         assert restype is _ctype_for(returns, named=False), name
         assert [_ctype_for(p, named=True) for p in parameters] == list(argtypes), name
+
+
+def test_callback_types_match_the_header() -> None:
+    header = _header()
+    if header is None:
+        pytest.skip("not running from a source checkout")
+    declared = _callback_typedefs(header)
+    assert sorted(declared) == ["normcache_destroy", "normcache_key_resolver"]
+    for name, (returns, parameters) in declared.items():
+        prototype: Any = _CTYPES[name]
+        assert prototype._restype_ is _ctype_for(returns, named=False), name
+        assert list(prototype._argtypes_) == [_ctype_for(p, named=True, callback=True) for p in parameters], name
+
+
+def test_each_kind_of_handle_is_its_own_type(cache: normcache.Cache) -> None:
+    with cache.prepare("{ a }") as op:
+        with pytest.raises(ctypes.ArgumentError, match="CacheHandle or None expected, not OperationHandle"):
+            _library.lib.normcache_clear(op._live_handle())
+        with pytest.raises(ctypes.ArgumentError, match="OperationHandle or None expected, not CacheHandle"):
+            _library.lib.normcache_op_free(cache._live_handle())
+        handle = cache._live_handle().value
+        with pytest.raises(ctypes.ArgumentError, match="CacheHandle or None expected, not int"):
+            _library.lib.normcache_clear(handle)
+        assert cache.put({"A:1": {"x": 1}}) == ["A:1.x"]  # nothing above reached the library
 
 
 def test_every_function_of_the_table_is_exported() -> None:
@@ -102,7 +171,7 @@ def test_errstr_for_known_and_unknown_codes() -> None:
 
 
 def test_errmsg_is_empty_on_a_thread_that_never_failed() -> None:
-    seen: List[bytes] = []
+    seen: list[bytes] = []
     thread = threading.Thread(target=lambda: seen.append(_library.lib.normcache_errmsg()))
     thread.start()
     thread.join()
@@ -121,7 +190,7 @@ def test_errmsg_is_kept_by_successful_calls(cache: normcache.Cache) -> None:
 def test_errmsg_is_per_thread(cache: normcache.Cache) -> None:
     with pytest.raises(normcache.JSONError):
         cache.put('{"Mine:1": 5}')
-    seen: List[bytes] = []
+    seen: list[bytes] = []
     thread = threading.Thread(target=lambda: seen.append(_library.lib.normcache_errmsg()))
     thread.start()
     thread.join()
@@ -159,7 +228,7 @@ def test_lookup_order_outside_a_checkout(tmp_path: Path) -> None:
     assert not any(".build" in candidate for candidate in found)
 
 
-def test_library_is_found_in_a_source_checkout_without_the_variable(run_python) -> None:
+def test_library_is_found_in_a_source_checkout_without_the_variable(run_python: RunPython) -> None:
     root = next((f for f in PACKAGE_DIR.parents if (f / "Package.swift").is_file()), None)
     if root is None:
         pytest.skip("not running from a source checkout")
@@ -168,12 +237,14 @@ def test_library_is_found_in_a_source_checkout_without_the_variable(run_python) 
     if not present:
         pytest.skip("no built library in the checkout")
     # run_python names the library in NORMCACHE_LIBRARY; the child drops it before importing.
-    child = run_python("import os; del os.environ['NORMCACHE_LIBRARY']; import normcache; print(normcache._library.path)")
+    child = run_python(
+        "import os; del os.environ['NORMCACHE_LIBRARY']; import normcache; print(normcache._library.path)"
+    )
     assert child.returncode == 0, child.stderr
     assert child.stdout.strip() == str(present[0])
 
 
-def test_missing_library_raises_an_import_error_naming_what_was_tried(run_python) -> None:
+def test_missing_library_raises_an_import_error_naming_what_was_tried(run_python: RunPython) -> None:
     child = run_python(
         "import os; os.environ['NORMCACHE_LIBRARY'] = '/nonexistent/libnormcache.so'\n"
         "try:\n"
@@ -190,7 +261,7 @@ def test_missing_library_raises_an_import_error_naming_what_was_tried(run_python
 def test_a_library_of_another_major_version_is_refused() -> None:
     _library.check_version("0.1.0")
     _library.check_version("0.9.7")
-    with pytest.raises(normcache.LibraryLoadError, match="1.0.0"):
+    with pytest.raises(normcache.LibraryLoadError, match=r"1\.0\.0"):
         _library.check_version("1.0.0")
     with pytest.raises(ImportError):
         _library.check_version("2.3.4", expected="0.1.0")

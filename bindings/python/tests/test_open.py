@@ -8,17 +8,19 @@ import random
 import stat
 from ctypes import byref, c_size_t, c_void_p
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Callable
 
 import pytest
+from conftest import RunPython
 
 import normcache
 from normcache import _library
+from normcache.cache import PathLike
 
 MIB = 1024 * 1024
 
 
-class _Place(os.PathLike):
+class _Place(os.PathLike[str]):
     """A minimal os.PathLike that is not a pathlib.Path."""
 
     def __init__(self, path: Path) -> None:
@@ -42,8 +44,13 @@ def test_open_creates_the_data_file_and_the_lock_file_beside_it(cache_path: Path
 
 @pytest.mark.parametrize("kind", ["str", "bytes", "Path", "PathLike"])
 def test_path_may_be_str_bytes_or_pathlike(cache_path: Path, kind: str) -> None:
-    given = {"str": str(cache_path), "bytes": os.fsencode(cache_path), "Path": cache_path, "PathLike": _Place(cache_path)}[kind]
-    with normcache.Cache(given) as cache:
+    places: dict[str, PathLike] = {
+        "str": str(cache_path),
+        "bytes": os.fsencode(cache_path),
+        "Path": cache_path,
+        "PathLike": _Place(cache_path),
+    }
+    with normcache.Cache(places[kind]) as cache:
         assert cache.put({"A:1": {"x": 1}}) == ["A:1.x"]
     with normcache.Cache(cache_path) as cache:
         assert cache.get("A:1") == {"x": 1}
@@ -149,43 +156,77 @@ def test_opening_and_closing_many_times(cache_path: Path) -> None:
         {"durability": "fast", "read_only": False, "map_size": 8 * MIB, "max_readers": 16},
     ],
 )
-def test_valid_options_are_accepted(cache_path: Path, options: Dict[str, Any]) -> None:
+def test_valid_options_are_accepted(cache_path: Path, options: dict[str, Any]) -> None:
     with normcache.Cache(cache_path, **options) as cache:
         assert cache.put({"A:1": {"x": 1}}) == ["A:1.x"]
         assert cache.get("A:1") == {"x": 1}
 
 
+_DURABILITY = 'option \'durability\' must be "full" or "fast"'
+_READ_ONLY = "option 'read_only' must be true or false"
+_MAP_SIZE = "option 'map_size' must be an integer number of bytes, at least 1048576"
+_MAX_READERS = "option 'max_readers' must be an integer from 1 to 65535"
+
+
 @pytest.mark.parametrize(
-    "options, named",
+    "options, message",
     [
-        ({"colour": "red"}, "colour"),
-        ({"durability": "slow"}, "durability"),
-        ({"durability": 1}, "durability"),
-        ({"durability": None}, "durability"),
-        ({"read_only": "yes"}, "read_only"),
-        ({"read_only": 1}, "read_only"),
-        ({"map_size": "big"}, "map_size"),
-        ({"map_size": -1}, "map_size"),
-        ({"map_size": 1.5}, "map_size"),
-        ({"map_size": 1024}, "map_size"),
-        ({"max_readers": 0}, "max_readers"),
-        ({"max_readers": 65536}, "max_readers"),
-        ({"max_readers": "8"}, "max_readers"),
+        ({"durability": "slow"}, _DURABILITY),
+        ({"durability": 1}, _DURABILITY),
+        ({"read_only": "yes"}, _READ_ONLY),
+        ({"read_only": 1}, _READ_ONLY),
+        ({"read_only": None}, _READ_ONLY),
+        ({"map_size": "big"}, _MAP_SIZE),
+        ({"map_size": -1}, _MAP_SIZE),
+        ({"map_size": 1.5}, _MAP_SIZE),
+        ({"map_size": 1024}, _MAP_SIZE),
+        ({"max_readers": 0}, _MAX_READERS),
+        ({"max_readers": 65536}, _MAX_READERS),
+        ({"max_readers": "8"}, _MAX_READERS),
     ],
 )
 def test_invalid_options_are_rejected_before_touching_the_disk(
-    cache_path: Path, options: Dict[str, Any], named: str
+    cache_path: Path, options: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(normcache.InvalidArgumentError) as failure:
         normcache.Cache(cache_path, **options)
+    assert type(failure.value) is normcache.InvalidArgumentError
     assert failure.value.code == -1
-    assert named in failure.value.message
+    assert failure.value.message == message
+    assert not cache_path.exists()
+
+
+def test_options_left_as_none_are_the_library_defaults(cache_path: Path) -> None:
+    with normcache.Cache(cache_path, durability=None, map_size=None, max_readers=None) as cache:
+        stats = cache.stats()
+    assert (stats["durability"], stats["read_only"], stats["map_size"]) == ("full", False, 64 * MIB)
+
+
+def test_an_unknown_option_is_refused_by_python(cache_path: Path) -> None:
+    with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+        normcache.Cache(cache_path, colour="red")  # type: ignore[call-arg]
     assert not cache_path.exists()
 
 
 def test_an_option_python_cannot_serialize_is_a_type_error(cache_path: Path) -> None:
-    with pytest.raises(TypeError):
-        normcache.Cache(cache_path, map_size=object())
+    with pytest.raises(TypeError, match="Object of type object is not JSON serializable"):
+        normcache.Cache(cache_path, map_size=object())  # type: ignore[arg-type]
+    assert not cache_path.exists()
+
+
+def test_the_path_and_the_state_of_a_cache(cache_path: Path) -> None:
+    cache = normcache.Cache(cache_path)
+    assert cache.path == str(cache_path)
+    assert cache.read_only is False
+    assert repr(cache) == f"<normcache.Cache {str(cache_path)!r} open>"
+    cache.close()
+    assert repr(cache) == f"<normcache.Cache {str(cache_path)!r} closed>"
+    assert cache.path == str(cache_path)
+    with normcache.Cache(os.fsencode(cache_path), read_only=True) as reader:
+        assert reader.path == str(cache_path)
+        assert reader.read_only is True
+        assert repr(reader) == f"<normcache.Cache {str(cache_path)!r} open, read-only>"
+    assert repr(reader) == f"<normcache.Cache {str(cache_path)!r} closed, read-only>"
 
 
 def test_durability_fast_is_reported_and_keeps_data(cache_path: Path) -> None:
@@ -217,7 +258,7 @@ def test_read_only_reads_and_refuses_every_write(cache_path: Path) -> None:
         stats = cache.stats()
         assert stats["read_only"] is True
         assert stats["records"] == 2
-        writes = [
+        writes: list[Callable[[], object]] = [
             lambda: cache.put({"Pet:3": {"name": "Kit"}}),
             lambda: cache.put({"Pet:1": {"name": "Max"}}),
             lambda: cache.put("{}"),
@@ -276,7 +317,7 @@ def test_close_is_idempotent(cache_path: Path) -> None:
     ],
     ids=["put-dict", "put-text", "get", "remove", "remove_prefix", "search", "search-paged", "clear", "stats"],
 )
-def test_use_after_close_raises_closed_error(cache_path: Path, use) -> None:
+def test_use_after_close_raises_closed_error(cache_path: Path, use: Callable[[normcache.Cache], object]) -> None:
     cache = normcache.Cache(cache_path)
     cache.put({"A:1": {"x": 1}})
     cache.close()
@@ -284,7 +325,7 @@ def test_use_after_close_raises_closed_error(cache_path: Path, use) -> None:
         use(cache)
     assert isinstance(failure.value, normcache.InvalidArgumentError)
     assert failure.value.code == -1
-    assert "closed" in str(failure.value)
+    assert str(failure.value) == "the cache is closed"
 
 
 def test_an_unclosed_cache_is_closed_by_the_garbage_collector(cache_path: Path) -> None:
@@ -302,7 +343,7 @@ def test_a_failed_open_leaves_nothing_for_the_garbage_collector_to_trip_on(tmp_p
         with pytest.raises(normcache.StorageError):
             normcache.Cache(tmp_path / "missing" / "x.cache")
     with pytest.raises(normcache.InvalidArgumentError):
-        normcache.Cache(tmp_path / "y.cache", colour="red")
+        normcache.Cache(tmp_path / "y.cache", durability="slow")  # type: ignore[arg-type]
     gc.collect()
 
 
@@ -310,18 +351,54 @@ def test_the_library_detects_a_closed_handle(cache_path: Path) -> None:
     # The binding never passes a closed handle on purpose, but a race between close() and
     # a call on another thread can; the library must answer EINVAL, not crash.
     encoded = os.fsencode(cache_path)
-    handle = c_void_p()
+    handle = _library.CacheHandle()
     _library.lib.normcache_open(encoded, len(encoded), None, 0, byref(handle))
     assert handle.value
     assert _library.lib.normcache_close(handle) == 0
-    with pytest.raises(normcache.InvalidArgumentError):
-        _library.lib.normcache_close(handle)
-    with pytest.raises(normcache.InvalidArgumentError):
-        _library.call_with_buffer(_library.lib.normcache_get, handle, b"A:1", 3)
-    with pytest.raises(normcache.InvalidArgumentError):
-        _library.lib.normcache_clear(handle)
+    calls: list[Callable[[], object]] = [
+        lambda: _library.lib.normcache_close(handle),
+        lambda: _library.call_with_buffer(_library.lib.normcache_get, handle, b"A:1", 3),
+        lambda: _library.lib.normcache_clear(handle),
+    ]
+    for call in calls:
+        with pytest.raises(normcache.InvalidArgumentError) as failure:
+            call()
+        assert failure.value.message == "the cache handle is closed or was never opened"
     buffer, length = c_void_p(), c_size_t()
     with pytest.raises(normcache.InvalidArgumentError):
         _library.lib.normcache_stats(handle, byref(buffer), byref(length))
     assert buffer.value is None and length.value == 0
     assert _library.lib.normcache_close(None) == 0
+
+
+LEFT_OPEN_AT_EXIT = """
+import os, sys, normcache
+from normcache._library import lib
+
+def releasing(release, write=os.write):
+    # Bound as defaults: the hook must work while the interpreter tears modules down.
+    def hook(handle, release=release, write=write):
+        write(1, b"released\\n")
+        release(handle)
+    return hook
+
+cache = normcache.Cache(sys.argv[1])
+cache.set_key_resolver(lambda typename, obj: obj.get("id"))
+ops = [cache.prepare("{ a { id } }") for _ in range(2)]
+cache.write(ops[0], {"data": {"a": {"__typename": "A", "id": 1}}})
+for managed in (cache, *ops):
+    managed._release = releasing(managed._release)
+dropped = cache.prepare("{ a }")
+dropped._release = releasing(dropped._release)
+del dropped  # before shutdown, the finalizer frees a forgotten operation
+print("exiting", flush=True)
+"""
+
+
+def test_objects_left_open_at_exit_are_left_to_the_process_exit(cache_path: Path, run_python: RunPython) -> None:
+    # At interpreter shutdown the finalizers call nothing: the process's exit releases
+    # the handles, and no callback runs into a half torn-down interpreter.
+    child = run_python(LEFT_OPEN_AT_EXIT, str(cache_path))
+    assert (child.returncode, child.stdout, child.stderr) == (0, "released\nexiting\n", "")
+    with normcache.Cache(cache_path) as cache:
+        assert cache.get("A:1") == {"__typename": "A", "id": 1}

@@ -7,9 +7,10 @@ import gc
 import json
 import pickle
 import threading
-from ctypes import byref, c_void_p
+from collections.abc import Iterator
+from ctypes import byref
 from pathlib import Path
-from typing import Any, Dict, List, Union
+from typing import Any, Union
 
 import pytest
 
@@ -23,7 +24,9 @@ type Mutation { rename(id: ID!, name: String!): Character }
 enum Episode { NEWHOPE EMPIRE JEDI }
 interface Character { id: ID! name: String! friends: [Character] appearsIn: [Episode] }
 type Human implements Character { id: ID! name: String! friends: [Character] appearsIn: [Episode] height: Float }
-type Droid implements Character { id: ID! name: String! friends: [Character] appearsIn: [Episode] primaryFunction: String }
+type Droid implements Character {
+  id: ID! name: String! friends: [Character] appearsIn: [Episode] primaryFunction: String
+}
 """
 
 DROID_POLICY = {"typePolicies": {"Droid": {"keyFields": ["id"]}}}
@@ -32,7 +35,7 @@ HERO = "{ hero { name friends { name } } }"
 
 # Luke has no key rule, so he and his keyless friend Han are stored by response path;
 # R2-D2 is a Droid, keyed by id.
-HERO_RESPONSE: Dict[str, Any] = {
+HERO_RESPONSE: dict[str, Any] = {
     "data": {
         "hero": {
             "__typename": "Human",
@@ -45,7 +48,7 @@ HERO_RESPONSE: Dict[str, Any] = {
     }
 }
 
-HERO_RECORDS = {
+HERO_RECORDS: dict[str, dict[str, Any]] = {
     "QUERY_ROOT": {"hero": {"$reference": "QUERY_ROOT.hero"}},
     "QUERY_ROOT.hero": {
         "__typename": "Human",
@@ -58,23 +61,23 @@ HERO_RECORDS = {
 
 HERO_DATA = {"hero": {"name": "Luke Skywalker", "friends": [{"name": "Han Solo"}, {"name": "R2-D2"}]}}
 
-Path_ = List[Union[str, int]]
+Path_ = list[Union[str, int]]
 
 
-def _unordered(paths: List[Path_]) -> List[str]:
+def _unordered(paths: list[Path_]) -> list[str]:
     """Paths in a canonical order, to compare lists of paths whatever order they come in."""
     return sorted(json.dumps(path) for path in paths)
 
 
 @pytest.fixture
-def rules_cache(cache_path: Path):
+def rules_cache(cache_path: Path) -> Iterator[normcache.Cache]:
     """A cache without a schema, with Droids keyed by id."""
     with normcache.Cache(cache_path, config=DROID_POLICY) as opened:
         yield opened
 
 
 @pytest.fixture
-def star_wars(cache_path: Path):
+def star_wars(cache_path: Path) -> Iterator[normcache.Cache]:
     """A cache with the Star Wars schema, Droids and Humans keyed by id."""
     sdl = STAR_WARS + 'extend type Droid @typePolicy(keyFields: "id")\nextend type Human @typePolicy(keyFields: "id")\n'
     with normcache.Cache(cache_path, schema=sdl) as opened:
@@ -127,7 +130,9 @@ def test_normalize_keeps_unicode(rules_cache: normcache.Cache) -> None:
 
 
 def test_normalize_stores_arguments_and_variables_in_field_keys(cache: normcache.Cache) -> None:
-    document = "query Hero($episode: Episode, $first: Int = 2) { hero(episode: $episode) { friends(first: $first) { name } } }"
+    document = (
+        "query Hero($episode: Episode, $first: Int = 2) { hero(episode: $episode) { friends(first: $first) { name } } }"
+    )
     response = {"data": {"hero": {"friends": [{"name": "Han"}]}}}
     with cache.prepare(document) as op:
         assert cache.normalize(op, response, {"episode": "JEDI"}) == {
@@ -177,9 +182,7 @@ def test_normalize_touches_no_cache(rules_cache: normcache.Cache) -> None:
 def test_write_stores_the_records_and_read_returns_the_selection(rules_cache: normcache.Cache) -> None:
     with rules_cache.prepare(HERO) as op:
         changed = rules_cache.write(op, HERO_RESPONSE)
-        assert sorted(changed) == sorted(
-            f"{key}.{field}" for key, fields in HERO_RECORDS.items() for field in fields
-        )
+        assert sorted(changed) == sorted(f"{key}.{field}" for key, fields in HERO_RECORDS.items() for field in fields)
         for key, fields in HERO_RECORDS.items():
             assert rules_cache.get(key) == fields, key
         assert rules_cache.read(op) == HERO_DATA
@@ -209,11 +212,22 @@ def test_read_json_is_the_compact_data_in_selection_order(rules_cache: normcache
 
 
 def test_leaf_values_come_back_as_written(cache: normcache.Cache) -> None:
-    response = '{"data": {"n": 1.0, "big": 12345678901234567890, "s": "caf\\u00e9 \\ud83d\\ude80", "scalar": {"b": [1, {"c": null}], "a": true}}}'
+    response = (
+        '{"data": {"n": 1.0, "big": 12345678901234567890, "s": "caf\\u00e9 \\ud83d\\ude80",'
+        ' "scalar": {"b": [1, {"c": null}], "a": true}}}'
+    )
     with cache.prepare("{ n big s scalar }") as op:
         cache.write(op, response)
-        assert cache.read_json(op) == '{"n":1.0,"big":12345678901234567890,"s":"café 🚀","scalar":{"b":[1,{"c":null}],"a":true}}'
-        assert cache.read(op) == {"n": 1.0, "big": 12345678901234567890, "s": "café 🚀", "scalar": {"b": [1, {"c": None}], "a": True}}
+        assert (
+            cache.read_json(op)
+            == '{"n":1.0,"big":12345678901234567890,"s":"café 🚀","scalar":{"b":[1,{"c":null}],"a":true}}'
+        )
+        assert cache.read(op) == {
+            "n": 1.0,
+            "big": 12345678901234567890,
+            "s": "café 🚀",
+            "scalar": {"b": [1, {"c": None}], "a": True},
+        }
 
 
 def test_aliases_and_typename_read_back(star_wars: normcache.Cache) -> None:
@@ -235,7 +249,8 @@ def test_a_keyed_entity_is_shared_by_every_operation(rules_cache: normcache.Cach
         rules_cache.write(op, HERO_RESPONSE)
     with rules_cache.prepare("{ droid { name primaryFunction } }") as op:
         changed = rules_cache.write(
-            op, {"data": {"droid": {"__typename": "Droid", "id": "2001", "name": "Artoo", "primaryFunction": "Astromech"}}}
+            op,
+            {"data": {"droid": {"__typename": "Droid", "id": "2001", "name": "Artoo", "primaryFunction": "Astromech"}}},
         )
         assert sorted(changed) == ["Droid:2001.name", "Droid:2001.primaryFunction", "QUERY_ROOT.droid"]
     with rules_cache.prepare(HERO) as op:
@@ -276,7 +291,12 @@ def test_mutations_have_their_own_root(cache: normcache.Cache) -> None:
     cache.configure({"defaultKeyFields": ["id"]})
     with cache.prepare('mutation { rename(id: "1", name: "X") { id name } }') as op:
         changed = cache.write(op, {"data": {"rename": {"__typename": "Human", "id": "1", "name": "X"}}})
-        assert sorted(changed) == ["Human:1.__typename", "Human:1.id", "Human:1.name", "MUTATION_ROOT.rename(id:1,name:X)"]
+        assert sorted(changed) == [
+            "Human:1.__typename",
+            "Human:1.id",
+            "Human:1.name",
+            "MUTATION_ROOT.rename(id:1,name:X)",
+        ]
         assert cache.read(op) == {"rename": {"id": "1", "name": "X"}}
 
 
@@ -297,7 +317,7 @@ def test_a_miss_lists_exactly_the_missing_paths(rules_cache: normcache.Cache) ->
     with rules_cache.prepare("{ hero { name appearsIn friends { name primaryFunction } } villain { name } }") as op:
         with pytest.raises(normcache.CacheMiss) as miss:
             rules_cache.read(op)
-        expected = [
+        expected: list[Path_] = [
             ["hero", "appearsIn"],
             ["hero", "friends", 0, "primaryFunction"],
             ["hero", "friends", 1, "primaryFunction"],
@@ -326,7 +346,11 @@ def test_a_partial_read_nulls_the_missing_parts(rules_cache: normcache.Cache) ->
             rules_cache.read(op, partial=True)
         assert miss.value.data == partial
         assert _unordered(miss.value.missing) == _unordered(
-            [["hero", "appearsIn"], ["hero", "friends", 0, "primaryFunction"], ["hero", "friends", 1, "primaryFunction"]]
+            [
+                ["hero", "appearsIn"],
+                ["hero", "friends", 0, "primaryFunction"],
+                ["hero", "friends", 1, "primaryFunction"],
+            ]
         )
         with pytest.raises(normcache.CacheMiss) as raw:
             rules_cache.read_json(op, partial=True)
@@ -390,10 +414,10 @@ def test_the_document_adds_typename_below_the_root_and_key_fields(star_wars: nor
     (operation,) = parsed.definitions
     assert operation.name.value == "Hero"
 
-    def names(selection_set: Any) -> List[str]:
+    def names(selection_set: Any) -> list[str]:
         return [s.name.value for s in selection_set.selections if isinstance(s, graphql.FieldNode)]
 
-    def key_fields(selection_set: Any) -> Dict[str, List[str]]:
+    def key_fields(selection_set: Any) -> dict[str, list[str]]:
         return {
             s.type_condition.name.value: names(s.selection_set)
             for s in selection_set.selections
@@ -546,7 +570,13 @@ def test_invalid_documents_and_operation_names(cache: normcache.Cache) -> None:
 
 def test_a_response_missing_a_selected_field_is_a_data_error_naming_its_path(rules_cache: normcache.Cache) -> None:
     response = {
-        "data": {"hero": {"__typename": "Human", "name": "Luke", "friends": [{"__typename": "Human", "name": "Han"}, {"__typename": "Human"}]}}
+        "data": {
+            "hero": {
+                "__typename": "Human",
+                "name": "Luke",
+                "friends": [{"__typename": "Human", "name": "Han"}, {"__typename": "Human"}],
+            }
+        }
     }
     with rules_cache.prepare(HERO) as op:
         with pytest.raises(normcache.DataError, match=r"hero\.friends\.1\.name"):
@@ -616,7 +646,7 @@ def test_an_operation_cannot_be_used_after_close(rules_cache: normcache.Cache) -
     assert op.closed
     op.close()  # again: nothing
     with pytest.raises(normcache.ClosedError):
-        op.document
+        _ = op.document
     for use in (
         lambda: rules_cache.normalize(op, HERO_RESPONSE),
         lambda: rules_cache.write(op, HERO_RESPONSE),
@@ -666,16 +696,22 @@ def test_a_closed_cache_refuses_operations(cache_path: Path) -> None:
 
 
 def test_forgotten_operations_are_freed_quietly(cache: normcache.Cache) -> None:
+    handles = []
     for _ in range(200):
-        cache.prepare(HERO)
+        handles.append(_library.OperationHandle(cache.prepare(HERO)._live_handle().value))
     op = cache.prepare(HERO)
     op.close()
     del op
     gc.collect()
+    # Each was freed by its finalizer: the library knows none of them any more.
+    for handle in handles:
+        with pytest.raises(normcache.InvalidArgumentError) as failure:
+            _library.lib.normcache_op_free(handle)
+        assert failure.value.message == "the operation handle is closed or was never opened"
 
 
 def test_threads_share_operations(rules_cache: normcache.Cache) -> None:
-    failures: List[BaseException] = []
+    failures: list[BaseException] = []
     with rules_cache.prepare(HERO) as op:
 
         def work(number: int) -> None:
@@ -702,7 +738,7 @@ def test_threads_share_operations(rules_cache: normcache.Cache) -> None:
 
 def test_the_library_refuses_a_freed_operation(cache: normcache.Cache) -> None:
     lib = _library.lib
-    handle = c_void_p()
+    handle = _library.OperationHandle()
     document = b"{ a }"
     lib.normcache_prepare(cache._live_handle(), document, len(document), None, 0, byref(handle))
     assert handle.value
@@ -730,7 +766,7 @@ def test_the_library_refuses_unknown_read_flags(cache: normcache.Cache) -> None:
 
 
 def test_a_failed_prepare_leaves_no_operation(cache: normcache.Cache) -> None:
-    handle = c_void_p(1234)
+    handle = _library.OperationHandle(1234)
     with pytest.raises(normcache.DocumentError):
         _library.lib.normcache_prepare(cache._live_handle(), b"{", 1, None, 0, byref(handle))
     assert handle.value is None
@@ -759,48 +795,6 @@ def test_fragments_write_and_read_one_object_at_its_key(cache: normcache.Cache) 
             cache.read(fragment)
 
 
-def test_a_key_resolver_comes_first_and_may_decline(cache: normcache.Cache) -> None:
-    seen: List[Any] = []
-
-    def resolver(typename: Any, obj: normcache.ResponseObject) -> Any:
-        seen.append(typename)
-        if typename == "Dog":
-            return (obj["license"]["no"], "Licensed")
-        if typename == "Cat":
-            return obj.get("name")
-        return None
-
-    cache.configure({"defaultKeyFields": ["id"]})
-    cache.set_key_resolver(resolver)
-    with cache.prepare("{ dog { license } cat { name } bird { id } }") as op:
-        records = cache.normalize(
-            op,
-            {"data": {"dog": {"__typename": "Dog", "license": {"no": 5}}, "cat": {"__typename": "Cat", "name": "Tom"},
-                      "bird": {"__typename": "Bird", "id": 3}}},
-        )
-    assert list(records) == ["Licensed:5", "Cat:Tom", "Bird:3", "QUERY_ROOT"]
-    assert seen == ["Dog", "Cat", "Bird"]
-
-
-def test_an_exception_in_a_key_resolver_is_a_callback_error(cache: normcache.Cache) -> None:
-    def resolver(typename: Any, obj: normcache.ResponseObject) -> Any:
-        raise RuntimeError("boom")
-
-    cache.set_key_resolver(resolver)
-    with cache.prepare("{ a { b } }") as op:
-        with pytest.raises(normcache.CallbackError) as failure:
-            cache.write(op, {"data": {"a": {"b": 1}}})
-        assert failure.value.code == -7
-        assert "the key resolver failed at a" in failure.value.message
-    assert cache.search("") == []
-    cache.set_key_resolver(lambda typename, obj: True)
-    with cache.prepare("{ a { b } }") as op, pytest.raises(normcache.CallbackError):
-        cache.write(op, {"data": {"a": {"b": 1}}})
-    cache.set_key_resolver(None)
-    with cache.prepare("{ a { b } }") as op:
-        assert cache.write(op, {"data": {"a": {"b": 1}}}) == ["QUERY_ROOT.a.b", "QUERY_ROOT.a"]
-
-
 def test_large_legitimate_input_simply_works(cache: normcache.Cache) -> None:
     """A list of a million objects (a response of about 100 MB) and a 6,000-line schema."""
     cache.configure({"defaultKeyFields": ["id"]})
@@ -814,13 +808,40 @@ def test_large_legitimate_input_simply_works(cache: normcache.Cache) -> None:
         data = cache.read(op)
     assert len(data["items"]) == count
     assert data["items"][123_456] == {"id": 123_456, "name": "item 123456", "tags": ["a", "b"], "score": 123_456}
-    assert cache.get("Item:999999") == {"__typename": "Item", "id": 999_999, "name": "item 999999", "tags": ["a", "b"], "score": 999_999}
+    assert cache.get("Item:999999") == {
+        "__typename": "Item",
+        "id": 999_999,
+        "name": "item 999999",
+        "tags": ["a", "b"],
+        "score": 999_999,
+    }
 
-    types = [f"type T{i} implements Node {{\n  id: ID!\n  name: String\n  next: T{(i + 1) % 1500}\n}}" for i in range(1500)]
-    sdl = "interface Node { id: ID! }\ntype Query { first: T0 }\n" + "\n".join(types) + '\nextend interface Node @typePolicy(keyFields: "id")'
+    types = [
+        f"type T{i} implements Node {{\n  id: ID!\n  name: String\n  next: T{(i + 1) % 1500}\n}}" for i in range(1500)
+    ]
+    sdl = (
+        "interface Node { id: ID! }\ntype Query { first: T0 }\n"
+        + "\n".join(types)
+        + '\nextend interface Node @typePolicy(keyFields: "id")'
+    )
     assert sdl.count("\n") > 6000
     cache.load_schema(sdl)
     with cache.prepare("{ first { name next { name } } }") as op:
-        assert op.document == "{\n  first {\n    name\n    next {\n      name\n      id\n      __typename\n    }\n    id\n    __typename\n  }\n}"
-        cache.write(op, {"data": {"first": {"__typename": "T0", "id": "a", "name": "A", "next": {"__typename": "T1", "id": "b", "name": "B"}}}})
+        assert (
+            op.document == "{\n  first {\n    name\n    next {\n      name\n      id\n      __typename\n    }\n"
+            "    id\n    __typename\n  }\n}"
+        )
+        cache.write(
+            op,
+            {
+                "data": {
+                    "first": {
+                        "__typename": "T0",
+                        "id": "a",
+                        "name": "A",
+                        "next": {"__typename": "T1", "id": "b", "name": "B"},
+                    }
+                }
+            },
+        )
         assert cache.read(op) == {"first": {"name": "A", "next": {"name": "B"}}}

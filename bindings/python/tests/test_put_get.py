@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict
+from typing import Any
 
 import pytest
+from conftest import stored
 
 import normcache
 from normcache import _library
@@ -16,9 +17,7 @@ R2 = {"Droid:2001": {"name": "R2-D2", "primaryFunction": "Astromech"}}
 def _raw_get(cache: normcache.Cache, key: str) -> bytes:
     """The record as the library returns it, before Python parses the numbers."""
     encoded = key.encode()
-    status, record = _library.call_with_buffer(
-        _library.lib.normcache_get, cache._live_handle(), encoded, len(encoded)
-    )
+    status, record = _library.call_with_buffer(_library.lib.normcache_get, cache._live_handle(), encoded, len(encoded))
     assert status == _library.OK
     return record
 
@@ -46,7 +45,7 @@ def test_get_of_a_missing_record_is_none(cache: normcache.Cache) -> None:
 
 def test_get_orders_fields_by_their_bytes(cache: normcache.Cache) -> None:
     cache.put({"A:1": {"b": 1, "é": 2, "a": 3, "Z": 4, "z": 5, "aa": 6}})
-    assert list(cache.get("A:1")) == ["Z", "a", "aa", "b", "z", "é"]
+    assert list(stored(cache, "A:1")) == ["Z", "a", "aa", "b", "z", "é"]
 
 
 def test_put_accepts_str_and_bytes_json_text(cache: normcache.Cache) -> None:
@@ -80,7 +79,7 @@ def test_keys_of_another_type_are_a_type_error(cache: normcache.Cache) -> None:
 
 
 def test_every_kind_of_value_round_trips(cache: normcache.Cache) -> None:
-    fields: Dict[str, Any] = {
+    fields: dict[str, Any] = {
         "string": "R2-D2",
         "empty": "",
         "int": 42,
@@ -226,7 +225,7 @@ def test_numbers_keep_their_text(cache: normcache.Cache) -> None:
     ],
 )
 def test_number_text_survives_byte_for_byte(cache: normcache.Cache, text: str) -> None:
-    cache.put('{"N:1": {"n": %s, "in": [%s]}}' % (text, text))
+    cache.put(f'{{"N:1": {{"n": {text}, "in": [{text}]}}}}')
     raw = json.loads(_raw_get(cache, "N:1"), parse_float=str, parse_int=str, parse_constant=str)
     assert raw == {"in": [text], "n": text}
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import normcache
@@ -104,7 +106,7 @@ def test_clear_of_an_empty_cache(cache: normcache.Cache) -> None:
     assert cache.search("") == []
 
 
-def test_clear_keeps_the_file_a_cache(cache_path, pets: normcache.Cache) -> None:
+def test_clear_keeps_the_file_a_cache(cache_path: Path, pets: normcache.Cache) -> None:
     format_version = pets.stats()["format_version"]
     pets.clear()
     pets.close()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import List
+import functools
+import operator
 
 import pytest
 
@@ -21,9 +22,9 @@ def pets(cache: normcache.Cache) -> normcache.Cache:
     return cache
 
 
-def _pages(cache: normcache.Cache, prefix: str, limit: int) -> List[List[str]]:
+def _pages(cache: normcache.Cache, prefix: str, limit: int) -> list[list[str]]:
     """Every page of a group, following `after` from the last key of each page."""
-    pages: List[List[str]] = []
+    pages: list[list[str]] = []
     after = None
     while True:
         page = cache.search(prefix, after=after, limit=limit)
@@ -44,19 +45,19 @@ def test_pages_of_a_hundred(pets: normcache.Cache) -> None:
     assert pages[0][-1] == "Pet:099"
     assert pages[1][0] == "Pet:100"
     assert pages[2][-1] == "Pet:249"
-    assert sum(pages, []) == PETS
+    assert functools.reduce(operator.iadd, pages, []) == PETS
 
 
 def test_pages_of_one(pets: normcache.Cache) -> None:
     pages = _pages(pets, "Pet:", 1)
     assert len(pages) == 250
-    assert sum(pages, []) == PETS
+    assert functools.reduce(operator.iadd, pages, []) == PETS
 
 
 def test_pages_of_seven_end_on_a_short_page(pets: normcache.Cache) -> None:
     pages = _pages(pets, "Pet:", 7)
     assert [len(page) for page in pages] == [7] * 35 + [5]
-    assert sum(pages, []) == PETS
+    assert functools.reduce(operator.iadd, pages, []) == PETS
 
 
 def test_a_limit_larger_than_the_group(pets: normcache.Cache) -> None:
@@ -88,15 +89,15 @@ def test_after_may_be_bytes(pets: normcache.Cache) -> None:
 def test_neighbouring_groups_do_not_leak(pets: normcache.Cache) -> None:
     assert pets.search("Pets:") == ["Pets:1", "Pets:2"]
     assert pets.search("Person:") == ["Person:1", "Person:2"]
-    assert pets.search("Pet") == PETS + ["Pets:1", "Pets:2"]
-    assert pets.search("P") == ["Person:1", "Person:2", "Pes:9"] + PETS + ["Pets:1", "Pets:2", "Pf:1"]
+    assert pets.search("Pet") == [*PETS, "Pets:1", "Pets:2"]
+    assert pets.search("P") == ["Person:1", "Person:2", "Pes:9", *PETS, "Pets:1", "Pets:2", "Pf:1"]
 
 
 def test_the_empty_prefix_lists_every_key(pets: normcache.Cache) -> None:
     everything = sorted(PETS + OTHERS, key=lambda k: k.encode())
     assert pets.search("") == everything
     assert pets.search() == everything
-    assert sum(_pages(pets, "", 64), []) == everything
+    assert functools.reduce(operator.iadd, _pages(pets, "", 64), []) == everything
 
 
 def test_groups_with_no_keys(pets: normcache.Cache) -> None:
@@ -109,8 +110,18 @@ def test_groups_with_no_keys(pets: normcache.Cache) -> None:
 
 def test_a_whole_key_is_its_own_group(pets: normcache.Cache) -> None:
     assert pets.search("Pet:007") == ["Pet:007"]
-    assert pets.search("Pet:24") == ["Pet:240", "Pet:241", "Pet:242", "Pet:243", "Pet:244",
-                                     "Pet:245", "Pet:246", "Pet:247", "Pet:248", "Pet:249"]
+    assert pets.search("Pet:24") == [
+        "Pet:240",
+        "Pet:241",
+        "Pet:242",
+        "Pet:243",
+        "Pet:244",
+        "Pet:245",
+        "Pet:246",
+        "Pet:247",
+        "Pet:248",
+        "Pet:249",
+    ]
 
 
 def test_an_empty_cache_has_no_keys(cache: normcache.Cache) -> None:

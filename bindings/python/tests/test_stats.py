@@ -7,7 +7,16 @@ from pathlib import Path
 import normcache
 
 MIB = 1024 * 1024
-FIELDS = {"records", "bytes_used", "map_size", "page_size", "format_version", "library_version", "read_only", "durability"}
+FIELDS = {
+    "records",
+    "bytes_used",
+    "map_size",
+    "page_size",
+    "format_version",
+    "library_version",
+    "read_only",
+    "durability",
+}
 
 
 def _is_int(value: object) -> bool:
