@@ -1,12 +1,14 @@
 import Foundation
 
 extension Bench {
-    /// Workload 2, swapi: the SWAPI schema, people with their homeworlds and films
-    /// through nested connections (many shared entities): write and read.
+    /// Workload 2, swapi: a SWAPI-shaped schema (the repository's own Star Wars schema,
+    /// testdata/starwars/schema.graphql, which has every type and field of
+    /// `Responses.swapiQuery` under SWAPI's names), people with their homeworlds and
+    /// films through nested connections (many shared entities): write and read.
     func runSwapi() throws {
-        let schemaPath = repositoryPath("../shared/testdata/swapi/schema.graphql")
+        let schemaPath = repositoryPath("testdata/starwars/schema.graphql")
         guard let schema = FileManager.default.contents(atPath: schemaPath) else {
-            throw BenchError("cannot read the SWAPI schema at \(schemaPath)")
+            throw BenchError("cannot read the Star Wars schema at \(schemaPath)")
         }
         let people = options.swapiPeople
         let response = Responses.swapi(people: people)

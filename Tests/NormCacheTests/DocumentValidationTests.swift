@@ -27,8 +27,14 @@ import Testing
         try Schema(sdl: Array(Self.starWarsSDL.utf8))
     }
 
+    /// The public SWAPI schema, of the external corpora.
     func swapi() throws -> Schema {
         try Schema(sdl: TestData.read(TestData.path("swapi/schema.graphql")))
+    }
+
+    /// The repository's own Star Wars schema, testdata/starwars/schema.graphql.
+    func starWarsCorpus() throws -> Schema {
+        try Schema(sdl: TestData.read(TestData.own("starwars/schema.graphql")))
     }
 
     /// The message of the error that validating `text` throws, or nil when it is valid.
@@ -311,9 +317,29 @@ import Testing
         """, schema: starWars()) == nil, "the two friends fields never apply to one object")
     }
 
-    // MARK: SWAPI
+    // MARK: The Star Wars corpus and SWAPI
 
-    @Test func theSWAPIExamplesAreValidWithAndWithoutTheSchema() throws {
+    @Test func theStarWarsQueriesAreValidWithAndWithoutTheSchema() throws {
+        let schema = try starWarsCorpus()
+        let names = try TestData.files(in: TestData.own("starwars")).filter { $0.hasPrefix("0") && $0.hasSuffix(".graphql") }
+        #expect(names.count == 7)
+        for name in names {
+            let text = try TestData.text(TestData.own("starwars/" + name))
+            #expect(try problem(text, schema: schema) == nil, "\(name)")
+            #expect(try problem(text) == nil, "\(name)")
+        }
+    }
+
+    @Test func aMisspelledStarWarsFieldIsReportedWhereItIs() throws {
+        let text = try TestData.text(TestData.own("starwars/05_fragments.graphql"))
+        let misspelled = text.replacing("fragment planetFacts on Planet {\n  name", with: "fragment planetFacts on Planet {\n  nmae")
+        #expect(try problem(misspelled, schema: starWarsCorpus()) == "GraphQL error at line 54, column 3: field 'nmae' is not defined on type 'Planet'")
+        #expect(try problem(misspelled) == nil)
+        let wrongType = text.replacing("... on Starship {\n        name\n        model", with: "... on Starship {\n        name\n        climates")
+        #expect(try problem(wrongType, schema: starWarsCorpus()) == "GraphQL error at line 33, column 9: field 'climates' is not defined on type 'Starship'")
+    }
+
+    @Test(TestData.external("swapi")) func theSWAPIExamplesAreValidWithAndWithoutTheSchema() throws {
         let schema = try swapi()
         let names = try TestData.files(in: TestData.path("swapi")).filter { $0.hasPrefix("0") && $0.hasSuffix(".graphql") }
         #expect(names.count == 8)
@@ -324,7 +350,7 @@ import Testing
         }
     }
 
-    @Test func aMisspelledSWAPIFieldIsReportedWhereItIs() throws {
+    @Test(TestData.external("swapi")) func aMisspelledSWAPIFieldIsReportedWhereItIs() throws {
         let text = String(decoding: try TestData.read(TestData.path("swapi/07_fragments.graphql")), as: UTF8.self)
         let misspelled = text.replacing("homeworld { name }", with: "homeworld { nmae }")
         #expect(try problem(misspelled, schema: swapi()) == "GraphQL error at line 20, column 15: field 'nmae' is not defined on type 'Planet'")
@@ -344,16 +370,16 @@ import Testing
         #expect(try problem(text) == nil)
     }
 
-    @Test func aLargeDocumentIsCheckedAgainstTheSWAPISchema() throws {
+    @Test func aLargeDocumentIsCheckedAgainstTheStarWarsSchema() throws {
         // 3,000 root fields of their own response key and 3,000 of one key, all with a fragment.
         var text = "{\n"
         for index in 0..<3_000 { text += "  p\(index): person(personID: \(index)) { ...Pilot homeworld { name } }\n" }
         for _ in 0..<3_000 { text += "  person(personID: 4) { name ...Pilot }\n" }
         text += "}\nfragment Pilot on Person { name homeworld { name residentConnection { edges { node { name } } } } }\n"
-        #expect(try problem(text, schema: swapi()) == nil)
-        let conflicting = text + "fragment Other on Root { person(personID: 5) { id } }\n"
-        #expect(try problem(conflicting.replacing("{\n", with: "{\n  ...Other\n"), schema: swapi())
-            == "GraphQL error at line 6005, column 26: fields 'person' conflict: 'person(personID: 4)' and 'person(personID: 5)' have different arguments")
+        #expect(try problem(text, schema: starWarsCorpus()) == nil)
+        let conflicting = text + "fragment Other on Query { person(personID: 5) { id } }\n"
+        #expect(try problem(conflicting.replacing("{\n", with: "{\n  ...Other\n"), schema: starWarsCorpus())
+            == "GraphQL error at line 6005, column 27: fields 'person' conflict: 'person(personID: 4)' and 'person(personID: 5)' have different arguments")
     }
 
     @Test func aLongChainOfFragmentsDoesNotExhaustTheStack() throws {

@@ -198,8 +198,27 @@ import Testing
         #expect(schemaExtension.isExtension && schemaExtension.operationTypes.isEmpty)
     }
 
+    /// The repository's own Star Wars schema (testdata/starwars) and its queries.
+    @Test func theStarWarsCorpusParses() throws {
+        let directory = TestData.own("starwars")
+        let sdl = try GraphQLParser.parseSchema(TestData.read(directory + "/schema.graphql"))
+        let types = sdl.definitions.compactMap { definition -> TypeDefinition? in
+            if case .type(let type) = definition { return type } else { return nil }
+        }
+        #expect(types.count == 28)
+        #expect(types.contains { $0.name == "Person" && $0.interfaces == ["Node"] })
+        #expect(types.contains { $0.name == "Query" && $0.fields.contains { $0.name == "allPeople" } })
+        #expect(types.contains { $0.name == "SearchResult" && $0.unionMembers == ["Person", "Planet", "Starship"] })
+        let queries = try TestData.files(in: directory).filter { $0.hasPrefix("0") && $0.hasSuffix(".graphql") }
+        #expect(queries.count == 7)
+        for name in queries {
+            let document = try GraphQLParser.parseExecutable(TestData.read(directory + "/" + name))
+            #expect(!document.definitions.isEmpty, "\(name)")
+        }
+    }
+
     /// The SWAPI schema and its example queries, real material nobody here wrote.
-    @Test func swapiParses() throws {
+    @Test(TestData.external("swapi")) func swapiParses() throws {
         let directory = TestData.path("swapi")
         let sdl = try GraphQLParser.parseSchema(TestData.read(directory + "/schema.graphql"))
         let types = sdl.definitions.compactMap { definition -> TypeDefinition? in

@@ -109,7 +109,7 @@ import Testing
 
     /// JSONTestSuite: every y_ document accepted, every n_ rejected with a position,
     /// every i_ either way without a crash.
-    @Test func jsonTestSuite() throws {
+    @Test(TestData.external("JSONTestSuite")) func jsonTestSuite() throws {
         let directory = TestData.path("JSONTestSuite/test_parsing")
         let names = try TestData.files(in: directory)
         #expect(names.count == 318)

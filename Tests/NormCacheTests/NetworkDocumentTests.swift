@@ -397,7 +397,119 @@ import Testing
         #expect(try reprinted(sent) == sent)
     }
 
-    @Test func swapiExamples() throws {
+    /// The network documents of the repository's own Star Wars queries (testdata/starwars),
+    /// with every Node keyed by its id: each prints again as itself, and the one with
+    /// inline fragments on an interface and a union gets the key fields of every keyed type.
+    @Test func starWarsExamples() throws {
+        let directory = TestData.own("starwars")
+        let schema = try TestData.text(directory + "/schema.graphql") + "\nextend interface Node @typePolicy(keyFields: \"id\")\n"
+        let examples = try TestData.files(in: directory).filter { $0.hasPrefix("0") && $0.hasSuffix(".graphql") }
+        #expect(examples.count == 7)
+        var sent: [String: String] = [:]
+        for name in examples {
+            let text = try network(TestData.text(directory + "/" + name), schema: schema)
+            #expect(try reprinted(text) == text, "\(name)")
+            sent[name] = text
+        }
+        #expect(sent["06_variables.graphql"]?.hasPrefix(
+            "query StarshipPage($first: Int = 2, $after: String, $unit: LengthUnit = FOOT, $withPilots: Boolean!) {\n") == true)
+        #expect(sent["06_variables.graphql"]?.contains("        pilotConnection @include(if: $withPilots) {\n") == true)
+        #expect(sent["05_fragments.graphql"] == """
+        {
+          allFilms(first: 2) {
+            edges {
+              node {
+                ...filmFacts
+                characterConnection(first: 3) {
+                  characters {
+                    ...personFacts
+                    id
+                    __typename
+                  }
+                  __typename
+                }
+                id
+                __typename
+              }
+              __typename
+            }
+            __typename
+          }
+          node(id: "cGVvcGxlOjQ=") {
+            id
+            ... on Person {
+              ...personFacts
+              id
+              __typename
+            }
+            ... on Planet {
+              name
+              id
+              __typename
+            }
+            __typename
+          }
+          search(text: "ar") {
+            ... on Node {
+              id
+              __typename
+            }
+            ...personFacts
+            ... {
+              ... on Starship {
+                name
+                model
+                id
+                __typename
+              }
+              ... on Person {
+                id
+              }
+              ... on Planet {
+                id
+              }
+              __typename
+            }
+            ... on Planet {
+              id
+            }
+            ... on Starship {
+              id
+            }
+            __typename
+          }
+        }
+
+        fragment filmFacts on Film {
+          title
+          episodeID
+          director
+          producers
+          id
+          __typename
+        }
+
+        fragment personFacts on Person {
+          name
+          homeworld {
+            ...planetFacts
+            id
+            __typename
+          }
+          id
+          __typename
+        }
+
+        fragment planetFacts on Planet {
+          name
+          climates
+          id
+          __typename
+        }
+        """)
+    }
+
+    @Test(TestData.external("swapi")) func swapiExamples() throws {
         let swapi = try TestData.read(TestData.path("swapi/schema.graphql"))
         let withNodePolicy = String(decoding: swapi, as: UTF8.self) + "\nextend interface Node @typePolicy(keyFields: \"id\")\n"
         let directory = TestData.path("swapi")
