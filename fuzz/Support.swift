@@ -82,14 +82,24 @@ final class ScratchCache {
     }
 }
 
-/// The bytes of `relative` under `$NORMCACHE_TESTDATA` (the shared test data that
-/// `scripts/fuzz` points it at); stops the run when it cannot be read.
-func testData(_ relative: String) -> [UInt8] {
-    guard let root = getenv("NORMCACHE_TESTDATA") else {
-        require(false, "NORMCACHE_TESTDATA is not set (scripts/fuzz sets it)")
-        return []
-    }
-    let path = String(cString: root) + "/" + relative
+/// The bytes of `relative` under the repository's own testdata/ folder, found from this
+/// source file's location (fuzz/Support.swift); stops the run when it cannot be read.
+func ownTestData(_ relative: String) -> [UInt8] {
+    var root = "\(#filePath)"
+    for _ in 0..<2 { root = String(root[..<(root.lastIndex(of: "/") ?? root.startIndex)]) }
+    return readTestFile(root + "/testdata/" + relative)
+}
+
+/// The bytes of `relative` under `$NORMCACHE_TESTDATA`, the external corpora, which
+/// `scripts/fuzz` sets only when they are there; nil when it is not set. Stops the run
+/// when it is set and the file cannot be read.
+func sharedTestData(_ relative: String) -> [UInt8]? {
+    guard let root = getenv("NORMCACHE_TESTDATA"), root.pointee != 0 else { return nil }
+    return readTestFile(String(cString: root) + "/" + relative)
+}
+
+/// The bytes of the file at `path`; stops the run when it cannot be read.
+private func readTestFile(_ path: String) -> [UInt8] {
     guard let file = fopen(path, "rb") else {
         require(false, "cannot open \(path): errno \(errno)")
         return []

@@ -1,23 +1,30 @@
 // graphql.swift — fuzz target: GraphQL executable documents (the parser, validation
 // and the planner behind `prepare`) on arbitrary bytes.
 //
-// Each input is prepared without a schema and against the SWAPI schema. A prepared
-// operation's network document must prepare again to the very same document: what
-// normcache sends is something it accepts itself.
+// Each input is prepared without a schema, against the repository's own Star Wars
+// schema (testdata/starwars) and, when the external corpora are there, against the
+// public SWAPI schema. A prepared operation's network document must prepare again to
+// the very same document: what normcache sends is something it accepts itself.
 
 import Glibc
 @testable import NormCache
 
-/// Caches with no schema and with the SWAPI schema.
+/// Caches with no schema, with the Star Wars schema and, when the external corpora are
+/// there, with the SWAPI schema.
 private let caches = RunState { () -> [NormalizedCache] in
-    let plain = ScratchCache().cache
-    let swapi = ScratchCache().cache
-    do throws(NormCacheError) {
-        try swapi.loadSchema(String(decoding: testData("swapi/schema.graphql"), as: UTF8.self))
-    } catch {
-        require(false, "the SWAPI schema does not load: \(error.message)")
+    var caches = [ScratchCache().cache]
+    var schemas = [("Star Wars", ownTestData("starwars/schema.graphql"))]
+    if let swapi = sharedTestData("swapi/schema.graphql") { schemas.append(("SWAPI", swapi)) }
+    for (name, schema) in schemas {
+        let cache = ScratchCache().cache
+        do throws(NormCacheError) {
+            try cache.loadSchema(String(decoding: schema, as: UTF8.self))
+        } catch {
+            require(false, "the \(name) schema does not load: \(error.message)")
+        }
+        caches.append(cache)
     }
-    return [plain, swapi]
+    return caches
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
