@@ -1,6 +1,12 @@
 /*
  * star_wars_schema.h — the schema the C and C++ operation tests share: characters,
  * droids and humans keyed by id, and a field policy that finds a droid by its id.
+ *
+ * It is deliberately not testdata/starwars/schema.graphql: that one is the Relay-style
+ * corpus (Node, connections, a union) of the oracle, Python and bench, without key
+ * policies; this one is the few types and the two policies whose record keys and
+ * field-policy reads the C and C++ tests assert, compiled into the test binaries so
+ * that they read no file.
  */
 #ifndef NORMCACHE_TEST_STAR_WARS_SCHEMA_H
 #define NORMCACHE_TEST_STAR_WARS_SCHEMA_H
