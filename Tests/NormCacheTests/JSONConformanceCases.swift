@@ -116,13 +116,19 @@ enum JSONConformanceCases {
         }
     }
 
-    // The scanner's words, as its errors spell them.
+    /// The scanner's words for input that ends too soon.
     static let truncated = "unexpected end of input (truncated?)"
+    /// ... for a byte that cannot start a value.
     static let value = "expected a JSON value"
+    /// ... for anything after the one top-level value.
     static let after = "unexpected text after the JSON value"
+    /// ... for what follows an object member.
     static let afterMember = "expected ',' or '}' after an object member"
+    /// ... for what follows an array element.
     static let afterElement = "expected ',' or ']' after an array element"
+    /// ... for an object key that is not a string.
     static let key = "expected a string as object key"
+    /// ... for a key without its colon.
     static let colon = "expected ':' after an object key"
 
     /// RFC 8259 §2 and §4–5: one value of any kind at the top level, objects and

@@ -688,6 +688,7 @@ def test_a_page_never_written_is_missed_at_its_path(corpus: Corpus, tmp_path: Pa
 
 
 def _starwars_query(name: str) -> str:
+    """The text of a query of the repository's own corpus."""
     return (STARWARS.require().folder / name).read_text()
 
 
