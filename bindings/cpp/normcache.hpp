@@ -8,14 +8,23 @@
  * NormCache::Error, carrying the status code and the library's message; the mapping
  * from codes to exception types lives in one place, detail::throw_error.
  *
+ * The Python binding (bindings/python) speaks the same vocabulary: the same exception
+ * names (InvalidArgumentError, ClosedError, JSONError, DocumentError, SchemaError,
+ * DataError, StorageError, CallbackError, OutOfMemoryError, NotACacheError,
+ * ReadOnlyError) and the same argument order: the operation, then the response (or the
+ * key and the data), then the variables, which are optional and so come last —
+ * write(op, response, variables), normalize(op, response, variables), read(op, variables,
+ * partial), write_fragment(fragment, key, data, variables), read_fragment(fragment, key,
+ * variables, partial). The C functions take the variables before the response.
+ *
  * The namespace is NormCache (as the Swift module) rather than normcache because the
  * C header declares `struct normcache` and `typedef ... normcache` at global scope, and
  * C++ forbids a namespace of the same name beside them.
  *
  * Thread safety follows the C interface: one Cache may be used from many threads at
- * once, except that moving, assigning, closing or destroying it, and set_key_resolver,
- * must not overlap other calls on the same object. An Operation may be used from many
- * threads at once; moving, assigning or destroying it must not overlap its other uses.
+ * once, except that moving, assigning, closing or destroying it must not overlap other
+ * calls on the same object. An Operation may be used from many threads at once; moving,
+ * assigning or destroying it must not overlap its other uses.
  */
 #ifndef NORMCACHE_HPP
 #define NORMCACHE_HPP
@@ -25,7 +34,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -52,14 +60,24 @@ private:
     int code_;
 };
 
-/** NORMCACHE_EINVAL: a NULL or empty argument, an unknown option, a closed cache. */
-class InvalidArgument : public Error {
+/** NORMCACHE_EINVAL: a NULL or empty argument, an unknown option, a closed handle. */
+class InvalidArgumentError : public Error {
 public:
     using Error::Error;
 };
 
+/**
+ * A closed or moved-from Cache, or an empty (default-constructed or moved-from)
+ * Operation, used: thrown by the binding, with NORMCACHE_EINVAL, before it calls the
+ * library ("the cache is closed", "the operation is closed").
+ */
+class ClosedError : public InvalidArgumentError {
+public:
+    using InvalidArgumentError::InvalidArgumentError;
+};
+
 /** NORMCACHE_EJSON: JSON that is malformed, not UTF-8, too deep or of the wrong shape. */
-class JsonError : public Error {
+class JSONError : public Error {
 public:
     using Error::Error;
 };
@@ -95,19 +113,19 @@ public:
 };
 
 /** NORMCACHE_ENOMEM: the library could not allocate memory. */
-class OutOfMemory : public Error {
+class OutOfMemoryError : public Error {
 public:
     using Error::Error;
 };
 
 /** NORMCACHE_ENOTCACHE: the file is not a normcache cache, is damaged, or is too new. */
-class NotACache : public Error {
+class NotACacheError : public Error {
 public:
     using Error::Error;
 };
 
 /** NORMCACHE_EREADONLY: a write on a cache opened read-only. */
-class ReadOnly : public Error {
+class ReadOnlyError : public Error {
 public:
     using Error::Error;
 };
@@ -126,16 +144,16 @@ namespace detail {
     const std::string message =
         library_message[0] != '\0' ? library_message : normcache_errstr(code);
     switch (code) {
-    case NORMCACHE_EINVAL: throw InvalidArgument(code, message);
-    case NORMCACHE_EJSON: throw JsonError(code, message);
+    case NORMCACHE_EINVAL: throw InvalidArgumentError(code, message);
+    case NORMCACHE_EJSON: throw JSONError(code, message);
     case NORMCACHE_EDOCUMENT: throw DocumentError(code, message);
     case NORMCACHE_ESCHEMA: throw SchemaError(code, message);
     case NORMCACHE_EDATA: throw DataError(code, message);
     case NORMCACHE_ESTORAGE: throw StorageError(code, message);
     case NORMCACHE_ECALLBACK: throw CallbackError(code, message);
-    case NORMCACHE_ENOMEM: throw OutOfMemory(code, message);
-    case NORMCACHE_ENOTCACHE: throw NotACache(code, message);
-    case NORMCACHE_EREADONLY: throw ReadOnly(code, message);
+    case NORMCACHE_ENOMEM: throw OutOfMemoryError(code, message);
+    case NORMCACHE_ENOTCACHE: throw NotACacheError(code, message);
+    case NORMCACHE_EREADONLY: throw ReadOnlyError(code, message);
     default: throw Error(code, message);
     }
 }
@@ -153,7 +171,7 @@ inline void check(int code)
  * decodes every escape (\" \\ \/ \b \f \n \r \t and \uXXXX, surrogate pairs joined
  * into one code point) and copies other bytes as they are. Whitespace between tokens
  * is allowed. Anything else — a value that is not a string, a raw control character,
- * a lone surrogate, bytes after the array — throws JsonError.
+ * a lone surrogate, bytes after the array — throws JSONError.
  */
 class StringArrayParser {
 public:
@@ -183,10 +201,10 @@ public:
     }
 
 private:
-    /** Throws JsonError naming `what` and the current byte offset. */
+    /** Throws JSONError naming `what` and the current byte offset. */
     [[noreturn]] void fail(const char *what) const
     {
-        throw JsonError(NORMCACHE_EJSON, std::string("normcache: ") + what + " at byte " +
+        throw JSONError(NORMCACHE_EJSON, std::string("normcache: ") + what + " at byte " +
                                              std::to_string(position_) +
                                              " of a JSON array of strings");
     }
@@ -380,10 +398,10 @@ private:
 /**
  * A prepared GraphQL operation (or fragment): normcache_prepare's result, released
  * with normcache_op_free in the destructor. Move-only. Obtain one from
- * Cache::prepare. It keeps the schema and key rules of its cache as they were when it
- * was prepared, and may outlive that Cache — unless a C++ key resolver was set on the
- * Cache when it was prepared: see Cache::set_key_resolver. A moved-from Operation
- * holds nothing, and every call that uses it throws InvalidArgument.
+ * Cache::prepare. It keeps the schema, key rules and key resolver of its cache as they
+ * were when it was prepared, and may outlive that Cache. An empty Operation
+ * (default-constructed or moved from) holds nothing, and every call that uses it
+ * throws ClosedError ("the operation is closed").
  */
 class Operation {
 public:
@@ -420,12 +438,12 @@ public:
     /**
      * The document to send to the server: the operation (and the fragments it uses)
      * with `__typename` and the key fields of the schema's type policies added (see
-     * normcache_op_document). Throws InvalidArgument when empty.
+     * normcache_op_document). Throws ClosedError when empty.
      */
     std::string document() const
     {
         Buffer text;
-        detail::check(normcache_op_document(op_, text.out(), text.out_len()));
+        detail::check(normcache_op_document(live(), text.out(), text.out_len()));
         return text.str();
     }
 
@@ -433,6 +451,17 @@ public:
     ::normcache_op *native_handle() const noexcept { return op_; }
 
 private:
+    friend class Cache;
+
+    /** The C operation; throws ClosedError when empty. */
+    ::normcache_op *live() const
+    {
+        if (op_ == nullptr) {
+            throw ClosedError(NORMCACHE_EINVAL, "the operation is closed");
+        }
+        return op_;
+    }
+
     ::normcache_op *op_ = nullptr;
 };
 
@@ -499,26 +528,27 @@ using ResolvedKey = std::pair<std::string, std::optional<std::string>>;
  * meets, before the declarative rules, with the object's __typename (nullopt when the
  * response has none) and a view of the object. It returns the object's key, or nullopt
  * to leave the object to the other rules. Throwing anything fails the call with
- * CallbackError; nothing is written. It may be called from every thread that writes or
- * normalizes, at once, and may call the library itself.
+ * CallbackError, whose message ends with what() of a std::exception ("the key resolver
+ * failed at feed.0: no id"); nothing is written. It may be called from every thread that
+ * writes or normalizes, at once, and re-entrantly when it calls the library itself.
  */
 using KeyResolver = std::function<std::optional<ResolvedKey>(std::optional<std::string_view> typename_,
                                                              const ObjectView &object)>;
 
 namespace detail {
 
-/**
- * One key resolver a Cache has set, and the ones it set before (the C context points
- * at `resolver`; operations keep using the resolver of their prepare time).
- */
-struct ResolverNode {
-    KeyResolver resolver;                   ///< the C++ resolver the trampoline calls
-    std::shared_ptr<ResolverNode> previous; ///< the resolver set before, kept alive
-};
+/** Hands `message` to the library as the reason of the failing callback (its errmsg). */
+inline void report_callback_error(const char *message) noexcept
+{
+    if (message != nullptr) {
+        normcache_callback_error(message, std::char_traits<char>::length(message));
+    }
+}
 
 /**
  * The C resolver over a KeyResolver (`context`). Catches everything: an exception (or
- * a failing normcache_key_set) becomes a nonzero status, never crosses into C.
+ * a failing normcache_key_set) becomes NORMCACHE_ECALLBACK with its message given to
+ * normcache_callback_error, and never crosses into C.
  */
 inline int resolver_trampoline(void *context, const char *typename_, std::size_t typename_len,
                                const ::normcache_object *object, ::normcache_key *key) noexcept
@@ -535,21 +565,22 @@ inline int resolver_trampoline(void *context, const char *typename_, std::size_t
         }
         const std::string &id = answer->first;
         const std::optional<std::string> &group = answer->second;
-        return normcache_key_set(key, id.data(), id.size(), group ? group->data() : nullptr,
-                                 group ? group->size() : 0);
+        if (normcache_key_set(key, id.data(), id.size(), group ? group->data() : nullptr,
+                              group ? group->size() : 0) != NORMCACHE_OK) {
+            report_callback_error(normcache_errmsg());
+            return NORMCACHE_ECALLBACK;
+        }
+        return NORMCACHE_OK;
+    } catch (const std::exception &error) {
+        report_callback_error(error.what());
     } catch (...) {
-        return NORMCACHE_ECALLBACK;
+        report_callback_error("an exception that is not a std::exception");
     }
+    return NORMCACHE_ECALLBACK;
 }
 
-/** Releases a chain of ResolverNode one node at a time (no recursion on long chains). */
-inline void release_resolvers(std::shared_ptr<ResolverNode> &head) noexcept
-{
-    while (head) {
-        std::shared_ptr<ResolverNode> previous = std::move(head->previous);
-        head = std::move(previous);
-    }
-}
+/** The normcache_destroy of a KeyResolver context: deletes it. */
+inline void destroy_resolver(void *context) noexcept { delete static_cast<KeyResolver *>(context); }
 
 } // namespace detail
 
@@ -560,9 +591,9 @@ inline void release_resolvers(std::shared_ptr<ResolverNode> &head) noexcept
 /**
  * An open cache: normcache_open in the constructor, normcache_close in close() or,
  * quietly, in the destructor. Move-only. Record methods take and return the JSON
- * notation of include/normcache.h. A closed (or moved-from) Cache throws
- * InvalidArgument from every method but close(), is_open(), native_handle() and the
- * static ones.
+ * notation of include/normcache.h. A closed (or moved-from) Cache throws ClosedError
+ * ("the cache is closed") from every method but close(), is_open(), native_handle() and
+ * the static ones.
  *
  * GraphQL: load_schema and configure set the key rules, prepare compiles an Operation,
  * write and read store and rebuild its responses, read_fragment and write_fragment
@@ -573,7 +604,8 @@ public:
     /**
      * Opens (and, unless read-only, creates) the cache at `path` with `options_json`
      * (empty: the defaults; see normcache_open for the options). Throws the Error of
-     * the failure: InvalidArgument, JsonError, NotACache, StorageError, OutOfMemory.
+     * the failure: InvalidArgumentError, JSONError, NotACacheError, StorageError,
+     * OutOfMemoryError.
      */
     explicit Cache(std::string_view path, std::string_view options_json = {})
     {
@@ -587,47 +619,22 @@ public:
     Cache &operator=(const Cache &) = delete;
 
     /** Takes over the handle of `other`, which is left closed. */
-    Cache(Cache &&other) noexcept
-        : handle_(std::exchange(other.handle_, nullptr)), resolvers_(std::move(other.resolvers_))
-    {
-    }
+    Cache(Cache &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
 
-    /**
-     * Closes this cache quietly, then takes over the handle and key resolvers of
-     * `other`. The key resolvers this cache set stay alive too, for the operations
-     * prepared with them, until this object is destroyed.
-     */
+    /** Closes this cache quietly, then takes over the handle of `other`. */
     Cache &operator=(Cache &&other) noexcept
     {
         if (this != &other) {
             normcache_close(handle_);
             handle_ = std::exchange(other.handle_, nullptr);
-            if (other.resolvers_) {
-                detail::ResolverNode *oldest = other.resolvers_.get();
-                while (oldest->previous) {
-                    oldest = oldest->previous.get();
-                }
-                oldest->previous = std::move(resolvers_);
-                resolvers_ = std::move(other.resolvers_);
-            }
         }
         return *this;
     }
 
-    /**
-     * Closes the cache, ignoring any error (call close() to see one), and releases
-     * every key resolver set on it.
-     */
-    ~Cache()
-    {
-        normcache_close(handle_);
-        detail::release_resolvers(resolvers_);
-    }
+    /** Closes the cache, ignoring any error (call close() to see one). */
+    ~Cache() { normcache_close(handle_); }
 
-    /**
-     * Closes the cache; does nothing when it is already closed. Throws on failure.
-     * Key resolvers stay alive until the object is destroyed.
-     */
+    /** Closes the cache; does nothing when it is already closed. Throws on failure. */
     void close() { detail::check(normcache_close(std::exchange(handle_, nullptr))); }
 
     /** Whether the cache is open (not closed, not moved from). */
@@ -643,7 +650,7 @@ public:
     std::string put_json(std::string_view records_json)
     {
         Buffer changed;
-        detail::check(normcache_put(handle_, records_json.data(), records_json.size(),
+        detail::check(normcache_put(live(), records_json.data(), records_json.size(),
                                     changed.out(), changed.out_len()));
         return changed.str();
     }
@@ -658,7 +665,7 @@ public:
     std::optional<std::string> get(std::string_view key)
     {
         Buffer record;
-        const int code = normcache_get(handle_, key.data(), key.size(), record.out(),
+        const int code = normcache_get(live(), key.data(), key.size(), record.out(),
                                        record.out_len());
         if (code == NORMCACHE_NOTFOUND) {
             return std::nullopt;
@@ -670,7 +677,7 @@ public:
     /** Deletes the record at `key`; true when there was one. */
     bool remove(std::string_view key)
     {
-        const int code = normcache_remove(handle_, key.data(), key.size());
+        const int code = normcache_remove(live(), key.data(), key.size());
         if (code == NORMCACHE_NOTFOUND) {
             return false;
         }
@@ -682,7 +689,7 @@ public:
     std::uint64_t remove_prefix(std::string_view prefix)
     {
         std::uint64_t count = 0;
-        detail::check(normcache_remove_prefix(handle_, prefix.data(), prefix.size(), &count));
+        detail::check(normcache_remove_prefix(live(), prefix.data(), prefix.size(), &count));
         return count;
     }
 
@@ -695,20 +702,20 @@ public:
                                     std::size_t limit = 0)
     {
         Buffer keys;
-        detail::check(normcache_search(handle_, prefix.data(), prefix.size(),
+        detail::check(normcache_search(live(), prefix.data(), prefix.size(),
                                        after ? after->data() : nullptr, after ? after->size() : 0,
                                        limit, keys.out(), keys.out_len()));
         return detail::parse_string_array(keys.view());
     }
 
     /** Deletes every record. */
-    void clear() { detail::check(normcache_clear(handle_)); }
+    void clear() { detail::check(normcache_clear(live())); }
 
     /** Facts about the cache as a JSON object (see normcache_stats). */
     std::string stats()
     {
         Buffer json;
-        detail::check(normcache_stats(handle_, json.out(), json.out_len()));
+        detail::check(normcache_stats(live(), json.out(), json.out_len()));
         return json.str();
     }
 
@@ -718,34 +725,34 @@ public:
     /**
      * Loads a schema (SDL, with Apollo's @typePolicy and @fieldPolicy) for the
      * operations prepared afterwards. Throws SchemaError (line and column in the
-     * message) or InvalidArgument.
+     * message), or ClosedError.
      */
     void load_schema(std::string_view sdl)
     {
-        detail::check(normcache_load_schema(handle_, sdl.data(), sdl.size()));
+        detail::check(normcache_load_schema(live(), sdl.data(), sdl.size()));
     }
 
     /**
      * Adds key rules without SDL: {"typePolicies": ..., "fieldPolicies": ...,
      * "possibleTypes": ..., "defaultKeyFields": ...} (see normcache_configure), for the
-     * operations prepared afterwards. Throws InvalidArgument or JsonError.
+     * operations prepared afterwards. Throws InvalidArgumentError, JSONError or ClosedError.
      */
     void configure(std::string_view config_json)
     {
-        detail::check(normcache_configure(handle_, config_json.data(), config_json.size()));
+        detail::check(normcache_configure(live(), config_json.data(), config_json.size()));
     }
 
     /**
      * Parses, validates and compiles the operation `name` of `document` (nullopt: its
      * only operation; a document of fragments alone gives the fragment `name`, or its
      * only one, for read_fragment and write_fragment). Throws DocumentError (line and
-     * column in the message) or InvalidArgument.
+     * column in the message) or ClosedError.
      */
     Operation prepare(std::string_view document,
                       std::optional<std::string_view> name = std::nullopt)
     {
         ::normcache_op *op = nullptr;
-        detail::check(normcache_prepare(handle_, document.data(), document.size(),
+        detail::check(normcache_prepare(live(), document.data(), document.size(),
                                         name ? name->data() : nullptr, name ? name->size() : 0,
                                         &op));
         return Operation(op);
@@ -754,14 +761,14 @@ public:
     /**
      * The records of `response_json` ({"data": ..., "errors": ...}) for `operation`,
      * as a JSON object of records, touching no cache ({} without data). Throws
-     * JsonError, DataError (the message names the response path), CallbackError (a
-     * key resolver failed) or InvalidArgument (an empty Operation).
+     * JSONError, DataError (the message names the response path), CallbackError (a
+     * key resolver failed) or ClosedError (an empty Operation).
      */
     static std::string normalize(const Operation &operation, std::string_view response_json,
                                  std::string_view variables_json = {})
     {
         Buffer records;
-        detail::check(normcache_normalize(operation.native_handle(), variables_json.data(),
+        detail::check(normcache_normalize(operation.live(), variables_json.data(),
                                           variables_json.size(), response_json.data(),
                                           response_json.size(), records.out(),
                                           records.out_len()));
@@ -777,7 +784,7 @@ public:
                                    std::string_view variables_json = {})
     {
         Buffer changed;
-        detail::check(normcache_write(handle_, operation.native_handle(), variables_json.data(),
+        detail::check(normcache_write(live(), operation.live(), variables_json.data(),
                                       variables_json.size(), response_json.data(),
                                       response_json.size(), changed.out(), changed.out_len()));
         return detail::parse_string_array(changed.view());
@@ -786,15 +793,15 @@ public:
     /**
      * Rebuilds the data of `operation` from the cache: a hit, or a miss with the
      * missing paths (and, with `partial`, the data with those parts null); see
-     * ReadResult. Throws JsonError (variables), DataError (a stored null in a non-null
-     * position), InvalidArgument (an empty Operation or a fragment), NotACache,
+     * ReadResult. Throws JSONError (variables), DataError (a stored null in a non-null
+     * position), InvalidArgumentError (a fragment), ClosedError, NotACacheError,
      * StorageError.
      */
     ReadResult read(const Operation &operation, std::string_view variables_json = {},
                     bool partial = false)
     {
         Buffer json;
-        const int code = normcache_read(handle_, operation.native_handle(), variables_json.data(),
+        const int code = normcache_read(live(), operation.live(), variables_json.data(),
                                         variables_json.size(), partial ? NORMCACHE_READ_PARTIAL : 0u,
                                         json.out(), json.out_len());
         return read_result(code, json);
@@ -803,14 +810,14 @@ public:
     /**
      * Reads the object at the record `key` through `fragment` (prepared from a document
      * of fragments alone), as read does; a record that is not there misses every field
-     * the fragment selects. Throws as read; InvalidArgument for an operation.
+     * the fragment selects. Throws as read; InvalidArgumentError for an operation.
      */
     ReadResult read_fragment(const Operation &fragment, std::string_view key,
                              std::string_view variables_json = {}, bool partial = false)
     {
         Buffer json;
         const int code = normcache_read_fragment(
-            handle_, fragment.native_handle(), key.data(), key.size(), variables_json.data(),
+            live(), fragment.live(), key.data(), key.size(), variables_json.data(),
             variables_json.size(), partial ? NORMCACHE_READ_PARTIAL : 0u, json.out(),
             json.out_len());
         return read_result(code, json);
@@ -819,14 +826,14 @@ public:
     /**
      * Writes `data_json`, the object `fragment` selects, as the record `key` (objects
      * below it keyed by the rules or by path from `key`) in one atomic write; returns
-     * the changed keys as write does. Throws as write; InvalidArgument for an operation.
+     * the changed keys as write does. Throws as write; InvalidArgumentError for an operation.
      */
     std::vector<std::string> write_fragment(const Operation &fragment, std::string_view key,
                                             std::string_view data_json,
                                             std::string_view variables_json = {})
     {
         Buffer changed;
-        detail::check(normcache_write_fragment(handle_, fragment.native_handle(), key.data(),
+        detail::check(normcache_write_fragment(live(), fragment.live(), key.data(),
                                                key.size(), data_json.data(), data_json.size(),
                                                variables_json.data(), variables_json.size(),
                                                changed.out(), changed.out_len()));
@@ -836,31 +843,38 @@ public:
     /**
      * Sets the key resolver of the operations prepared afterwards (an empty function
      * removes it; operations prepared before keep theirs). See KeyResolver: an
-     * exception it throws fails the write or normalize with CallbackError.
+     * exception it throws fails the write or normalize with CallbackError, carrying its
+     * what().
      *
-     * Operations capture the resolver when they are prepared, so this Cache keeps every
-     * resolver it was given alive until it is destroyed (close() keeps them too). An
-     * Operation prepared while a resolver was set must therefore not be used after this
-     * Cache object (or the Cache it was moved into) is destroyed. Must not overlap
-     * another call of set_key_resolver, a move or the destruction of this object.
-     * Throws InvalidArgument (a closed cache).
+     * The library owns the resolver from here (normcache_set_key_resolver_v2): it lives
+     * while this cache uses it or an Operation prepared with it lives — also after the
+     * Cache is closed or destroyed — and is destroyed once, on the thread that lets go of
+     * it last (a later set_key_resolver, close() or ~Cache, ~Operation). May be called
+     * while other threads use the cache. Throws ClosedError (a closed cache), or
+     * InvalidArgumentError when the library refuses the handle (the resolver is
+     * destroyed then too).
      */
     void set_key_resolver(KeyResolver resolver)
     {
+        ::normcache *handle = live();
         if (!resolver) {
-            detail::check(normcache_set_key_resolver(handle_, nullptr, nullptr));
+            detail::check(normcache_set_key_resolver_v2(handle, nullptr, nullptr, nullptr));
             return;
         }
-        auto node = std::make_shared<detail::ResolverNode>();
-        node->resolver = std::move(resolver);
-        detail::check(normcache_set_key_resolver(handle_, detail::resolver_trampoline,
-                                                 &node->resolver));
-        node->previous = std::move(resolvers_);
-        resolvers_ = std::move(node);
+        auto *context = new KeyResolver(std::move(resolver));
+        // From here the library owns `context`, and destroys it even when this call fails.
+        detail::check(normcache_set_key_resolver_v2(handle, detail::resolver_trampoline, context,
+                                                    detail::destroy_resolver));
     }
 
     /** The version of the loaded library, "MAJOR.MINOR.PATCH". */
     static std::string version() { return normcache_version(); }
+
+    /**
+     * The version of the loaded library as one integer, MAJOR * 1000000 + MINOR * 1000 +
+     * PATCH, to compare with NORMCACHE_VERSION_NUMBER of the header compiled against.
+     */
+    static int version_number() noexcept { return normcache_version_number(); }
 
 private:
     /** The ReadResult of a read's `code` and output; throws on a failure. */
@@ -872,8 +886,16 @@ private:
         return ReadResult{code == NORMCACHE_OK, json.str()};
     }
 
+    /** The C handle; throws ClosedError when the cache is closed or moved from. */
+    ::normcache *live() const
+    {
+        if (handle_ == nullptr) {
+            throw ClosedError(NORMCACHE_EINVAL, "the cache is closed");
+        }
+        return handle_;
+    }
+
     ::normcache *handle_ = nullptr;
-    std::shared_ptr<detail::ResolverNode> resolvers_; ///< newest first; see set_key_resolver
 };
 
 } // namespace NormCache

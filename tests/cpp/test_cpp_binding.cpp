@@ -20,9 +20,13 @@ using test_support::temp_dir;
 // ---------------------------------------------------------------------------
 // Tests
 
+/// The library is the version of the header, as text and as one number.
 void test_version()
 {
     CHECK_EQ(Cache::version(), std::string(NORMCACHE_VERSION));
+    CHECK_EQ(Cache::version_number(), NORMCACHE_VERSION_NUMBER);
+    CHECK_EQ(Cache::version_number(), NORMCACHE_VERSION_MAJOR * 1000000 + NORMCACHE_VERSION_MINOR * 1000 +
+                                          NORMCACHE_VERSION_PATCH);
 }
 
 /// Cache is move-only, and moves cannot throw.
@@ -68,7 +72,7 @@ void test_moves()
     CHECK(first.native_handle() == nullptr);
     CHECK(second.native_handle() == first_handle);
     CHECK_EQ(second.get("A:1"), std::optional<std::string>(R"({"x":1})"));
-    CHECK_THROWS(first.get("A:1"), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+    CHECK_THROWS_EXACT(first.get("A:1"), NormCache::ClosedError, NORMCACHE_EINVAL, "the cache is closed");
 
     Cache third(fresh_path());
     ::normcache *third_handle = third.native_handle();
@@ -79,22 +83,24 @@ void test_moves()
     CHECK_EQ(normcache_clear(third_handle), NORMCACHE_EINVAL);
 }
 
-/// close() closes once; after it every method but close() throws InvalidArgument.
+/// close() closes once; after it every method but close() throws ClosedError, an
+/// InvalidArgumentError, with the message the Python binding gives.
 void test_close()
 {
+    static_assert(std::is_base_of_v<NormCache::InvalidArgumentError, NormCache::ClosedError>);
     Cache cache(fresh_path());
     cache.close();
     CHECK(!cache.is_open());
     cache.close();
-    CHECK_THROWS(cache.put(R"({"A:1": {"x": 1}})"), NormCache::InvalidArgument, NORMCACHE_EINVAL);
-    CHECK_THROWS(cache.put_json(R"({"A:1": {"x": 1}})"), NormCache::InvalidArgument,
-                 NORMCACHE_EINVAL);
-    CHECK_THROWS(cache.get("A:1"), NormCache::InvalidArgument, NORMCACHE_EINVAL);
-    CHECK_THROWS(cache.remove("A:1"), NormCache::InvalidArgument, NORMCACHE_EINVAL);
-    CHECK_THROWS(cache.remove_prefix("A:"), NormCache::InvalidArgument, NORMCACHE_EINVAL);
-    CHECK_THROWS(cache.search(""), NormCache::InvalidArgument, NORMCACHE_EINVAL);
-    CHECK_THROWS(cache.clear(), NormCache::InvalidArgument, NORMCACHE_EINVAL);
-    CHECK_THROWS(cache.stats(), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+    const char *const closed = "the cache is closed";
+    CHECK_THROWS_EXACT(cache.put(R"({"A:1": {"x": 1}})"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.put_json(R"({"A:1": {"x": 1}})"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.get("A:1"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.remove("A:1"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.remove_prefix("A:"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.search(""), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.clear(), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.stats(), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
 }
 
 /// put returns the decoded changed keys, put_json the raw array; get returns the record.
@@ -154,33 +160,33 @@ void test_library_errors()
 {
     CHECK_THROWS(Cache((temp_dir() / "missing" / "a.cache").string()), NormCache::StorageError,
                  NORMCACHE_ESTORAGE);
-    CHECK_THROWS(Cache(fresh_path(), R"({"durabilty": "fast"})"), NormCache::InvalidArgument,
+    CHECK_THROWS(Cache(fresh_path(), R"({"durabilty": "fast"})"), NormCache::InvalidArgumentError,
                  NORMCACHE_EINVAL);
-    CHECK_THROWS(Cache(fresh_path(), R"({"durability": )"), NormCache::JsonError, NORMCACHE_EJSON);
-    CHECK_THROWS(Cache(""), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+    CHECK_THROWS(Cache(fresh_path(), R"({"durability": )"), NormCache::JSONError, NORMCACHE_EJSON);
+    CHECK_THROWS(Cache(""), NormCache::InvalidArgumentError, NORMCACHE_EINVAL);
 
     const std::string not_a_cache = fresh_path();
     std::ofstream(not_a_cache) << std::string(20000, 'n');
-    CHECK_THROWS(Cache{not_a_cache}, NormCache::NotACache, NORMCACHE_ENOTCACHE);
+    CHECK_THROWS(Cache{not_a_cache}, NormCache::NotACacheError, NORMCACHE_ENOTCACHE);
 
     const std::string path = fresh_path();
     {
         Cache cache(path);
-        CHECK_THROWS(cache.put(R"({"A:1": {"a": tru}})"), NormCache::JsonError, NORMCACHE_EJSON);
+        CHECK_THROWS(cache.put(R"({"A:1": {"a": tru}})"), NormCache::JSONError, NORMCACHE_EJSON);
         try {
             cache.put(R"({"A:1": )");
             fail(__FILE__, __LINE__, "a truncated put threw nothing");
-        } catch (const NormCache::JsonError &error) {
+        } catch (const NormCache::JSONError &error) {
             CHECK(std::string(error.what()).find("byte") != std::string::npos);
         }
-        CHECK_THROWS(cache.get(""), NormCache::InvalidArgument, NORMCACHE_EINVAL);
-        CHECK_THROWS(cache.remove_prefix(""), NormCache::InvalidArgument, NORMCACHE_EINVAL);
+        CHECK_THROWS(cache.get(""), NormCache::InvalidArgumentError, NORMCACHE_EINVAL);
+        CHECK_THROWS(cache.remove_prefix(""), NormCache::InvalidArgumentError, NORMCACHE_EINVAL);
         cache.put(R"({"A:1": {"a": 1}})");
     }
     Cache reader(path, R"({"read_only": true})");
-    CHECK_THROWS(reader.put(R"({"A:1": {"a": 2}})"), NormCache::ReadOnly, NORMCACHE_EREADONLY);
-    CHECK_THROWS(reader.remove("A:1"), NormCache::ReadOnly, NORMCACHE_EREADONLY);
-    CHECK_THROWS(reader.clear(), NormCache::ReadOnly, NORMCACHE_EREADONLY);
+    CHECK_THROWS(reader.put(R"({"A:1": {"a": 2}})"), NormCache::ReadOnlyError, NORMCACHE_EREADONLY);
+    CHECK_THROWS(reader.remove("A:1"), NormCache::ReadOnlyError, NORMCACHE_EREADONLY);
+    CHECK_THROWS(reader.clear(), NormCache::ReadOnlyError, NORMCACHE_EREADONLY);
     CHECK_EQ(reader.get("A:1"), std::optional<std::string>(R"({"a":1})"));
 }
 
@@ -188,16 +194,17 @@ void test_library_errors()
 void test_code_to_exception_mapping()
 {
     using NormCache::detail::throw_error;
-    CHECK_THROWS(throw_error(NORMCACHE_EINVAL), NormCache::InvalidArgument, NORMCACHE_EINVAL);
-    CHECK_THROWS(throw_error(NORMCACHE_EJSON), NormCache::JsonError, NORMCACHE_EJSON);
+    CHECK_THROWS(throw_error(NORMCACHE_EINVAL), NormCache::InvalidArgumentError, NORMCACHE_EINVAL);
+    // ClosedError is the binding's own, never a code's: the library says "closed" with EINVAL.
+    CHECK_THROWS(throw_error(NORMCACHE_EJSON), NormCache::JSONError, NORMCACHE_EJSON);
     CHECK_THROWS(throw_error(NORMCACHE_EDOCUMENT), NormCache::DocumentError, NORMCACHE_EDOCUMENT);
     CHECK_THROWS(throw_error(NORMCACHE_ESCHEMA), NormCache::SchemaError, NORMCACHE_ESCHEMA);
     CHECK_THROWS(throw_error(NORMCACHE_EDATA), NormCache::DataError, NORMCACHE_EDATA);
     CHECK_THROWS(throw_error(NORMCACHE_ESTORAGE), NormCache::StorageError, NORMCACHE_ESTORAGE);
     CHECK_THROWS(throw_error(NORMCACHE_ECALLBACK), NormCache::CallbackError, NORMCACHE_ECALLBACK);
-    CHECK_THROWS(throw_error(NORMCACHE_ENOMEM), NormCache::OutOfMemory, NORMCACHE_ENOMEM);
-    CHECK_THROWS(throw_error(NORMCACHE_ENOTCACHE), NormCache::NotACache, NORMCACHE_ENOTCACHE);
-    CHECK_THROWS(throw_error(NORMCACHE_EREADONLY), NormCache::ReadOnly, NORMCACHE_EREADONLY);
+    CHECK_THROWS(throw_error(NORMCACHE_ENOMEM), NormCache::OutOfMemoryError, NORMCACHE_ENOMEM);
+    CHECK_THROWS(throw_error(NORMCACHE_ENOTCACHE), NormCache::NotACacheError, NORMCACHE_ENOTCACHE);
+    CHECK_THROWS(throw_error(NORMCACHE_EREADONLY), NormCache::ReadOnlyError, NORMCACHE_EREADONLY);
     CHECK_THROWS(throw_error(-42), NormCache::Error, -42);
     try {
         throw_error(NORMCACHE_NOTFOUND);
@@ -222,7 +229,7 @@ void test_parser_decodes()
     CHECK_EQ(parse_string_array("[\"caf\xc3\xa9\"]"), (Strings{"caf\xc3\xa9"}));
 }
 
-/// Anything but a JSON array of strings throws JsonError.
+/// Anything but a JSON array of strings throws JSONError.
 void test_parser_rejects()
 {
     const char *const malformed[] = {
@@ -235,7 +242,7 @@ void test_parser_rejects()
         try {
             NormCache::detail::parse_string_array(input);
             fail(__FILE__, __LINE__, std::string("parsed ") + show(std::string(input)));
-        } catch (const NormCache::JsonError &error) {
+        } catch (const NormCache::JSONError &error) {
             CHECK_EQ(error.code(), NORMCACHE_EJSON);
             CHECK(std::string(error.what()).find("byte") != std::string::npos);
         }

@@ -6,8 +6,10 @@
 #include "test_support.hpp"
 #include "../c/star_wars_schema.h"
 
+#include <memory>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 namespace {
 
@@ -149,7 +151,7 @@ void test_miss_and_partial()
 
 /// Fragments: the document, write_fragment's changed keys, read_fragment hits and misses,
 /// a fragment picked by name; a fragment with read or an operation with read_fragment is
-/// InvalidArgument.
+/// InvalidArgumentError.
 void test_fragments()
 {
     Cache cache = schema_cache();
@@ -188,11 +190,11 @@ void test_fragments()
              Strings{"Human:1000.name"});
 
     const Operation query = cache.prepare(hero_query);
-    CHECK_THROWS_WITH(cache.read(fragment), NormCache::InvalidArgument, NORMCACHE_EINVAL,
+    CHECK_THROWS_WITH(cache.read(fragment), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
                  "'DroidParts' is a fragment");
-    CHECK_THROWS_WITH(cache.read_fragment(query, "Droid:2001"), NormCache::InvalidArgument, NORMCACHE_EINVAL,
+    CHECK_THROWS_WITH(cache.read_fragment(query, "Droid:2001"), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
                  "is an operation, not a fragment");
-    CHECK_THROWS_WITH(cache.write_fragment(query, "Droid:2001", "{}"), NormCache::InvalidArgument,
+    CHECK_THROWS_WITH(cache.write_fragment(query, "Droid:2001", "{}"), NormCache::InvalidArgumentError,
                  NORMCACHE_EINVAL, "");
 }
 
@@ -216,9 +218,9 @@ void test_errors()
     Cache cache = schema_cache();
     CHECK_THROWS_WITH(cache.load_schema("type Query {"), NormCache::SchemaError, NORMCACHE_ESCHEMA,
                  "GraphQL error at line 1, column 13");
-    CHECK_THROWS_WITH(cache.configure(R"({"typePolicies": 5})"), NormCache::InvalidArgument, NORMCACHE_EINVAL,
+    CHECK_THROWS_WITH(cache.configure(R"({"typePolicies": 5})"), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
                  "typePolicies must be a JSON object");
-    CHECK_THROWS_WITH(cache.configure(R"({"typePolicies": )"), NormCache::JsonError, NORMCACHE_EJSON, "byte 17");
+    CHECK_THROWS_WITH(cache.configure(R"({"typePolicies": )"), NormCache::JSONError, NORMCACHE_EJSON, "byte 17");
     CHECK_THROWS_WITH(cache.prepare("{ hero { }"), NormCache::DocumentError, NORMCACHE_EDOCUMENT,
                  "GraphQL error at line 1, column 10");
     CHECK_THROWS_WITH(cache.prepare("{ nope }"), NormCache::DocumentError, NORMCACHE_EDOCUMENT,
@@ -234,28 +236,29 @@ void test_errors()
                  "invalid response data at hero.name: the response has no 'name'");
     CHECK_THROWS_WITH(Cache::normalize(op, no_name), NormCache::DataError, NORMCACHE_EDATA,
                  "invalid response data at hero.name: the response has no 'name'");
-    CHECK_THROWS_WITH(cache.write(op, R"({"data": )"), NormCache::JsonError, NORMCACHE_EJSON, "");
-    CHECK_THROWS_WITH(cache.write(op, "{}", "[]"), NormCache::JsonError, NORMCACHE_EJSON, "");
-    CHECK_THROWS_WITH(cache.read(op, "[]"), NormCache::JsonError, NORMCACHE_EJSON,
+    CHECK_THROWS_WITH(cache.write(op, R"({"data": )"), NormCache::JSONError, NORMCACHE_EJSON, "");
+    CHECK_THROWS_WITH(cache.write(op, "{}", "[]"), NormCache::JSONError, NORMCACHE_EJSON, "");
+    CHECK_THROWS_WITH(cache.read(op, "[]"), NormCache::JSONError, NORMCACHE_EJSON,
                  "variables must be a JSON object");
     CHECK_EQ(cache.search(""), Strings{});
 
-    // A closed cache: InvalidArgument from every operations method; static normalize still works.
+    // A closed cache: ClosedError from every operations method; static normalize still works.
     cache.close();
-    CHECK_THROWS_WITH(cache.load_schema(star_wars_schema), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS_WITH(cache.configure("{}"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS_WITH(cache.prepare("{ a }"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS_WITH(cache.write(op, hero_response), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS_WITH(cache.read(op), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS_WITH(cache.read_fragment(op, "A:1"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS_WITH(cache.write_fragment(op, "A:1", "{}"), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS_WITH(cache.set_key_resolver([](auto, const ObjectView &) { return std::optional<ResolvedKey>(); }),
-                 NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-    CHECK_THROWS_WITH(cache.set_key_resolver(nullptr), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    const char *const closed = "the cache is closed";
+    CHECK_THROWS_EXACT(cache.load_schema(star_wars_schema), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.configure("{}"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.prepare("{ a }"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.write(op, hero_response), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.read(op), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.read_fragment(op, "A:1"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.write_fragment(op, "A:1", "{}"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.set_key_resolver([](auto, const ObjectView &) { return std::optional<ResolvedKey>(); }),
+                       NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.set_key_resolver(nullptr), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
     CHECK_EQ(Cache::normalize(op, R"({"data": {"hero": null}})"), std::string(R"({"QUERY_ROOT":{"hero":null}})"));
 }
 
-/// Moving hands the operation over; a moved-from or empty Operation throws InvalidArgument;
+/// Moving hands the operation over; a moved-from or empty Operation throws ClosedError;
 /// move-assignment frees the target's own; an Operation outlives its Cache.
 void test_operation_moves()
 {
@@ -263,7 +266,7 @@ void test_operation_moves()
     Operation kept;
     CHECK(!kept.valid());
     CHECK(kept.native_handle() == nullptr);
-    CHECK_THROWS_WITH(kept.document(), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+    CHECK_THROWS_EXACT(kept.document(), NormCache::ClosedError, NORMCACHE_EINVAL, "the operation is closed");
     {
         Cache cache(path);
         Operation first = cache.prepare("{ a }");
@@ -273,12 +276,14 @@ void test_operation_moves()
         CHECK(first.native_handle() == nullptr);
         CHECK(second.native_handle() == first_handle);
         CHECK_EQ(second.document(), std::string("{\n  a\n}"));
-        CHECK_THROWS_WITH(first.document(), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
-        CHECK_THROWS_WITH(Cache::normalize(first, R"({"data": {"a": 1}})"), NormCache::InvalidArgument,
-                     NORMCACHE_EINVAL, "");
-        CHECK_THROWS_WITH(cache.write(first, R"({"data": {"a": 1}})"), NormCache::InvalidArgument,
-                     NORMCACHE_EINVAL, "");
-        CHECK_THROWS_WITH(cache.read(first), NormCache::InvalidArgument, NORMCACHE_EINVAL, "");
+        const char *const closed = "the operation is closed";
+        CHECK_THROWS_EXACT(first.document(), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+        CHECK_THROWS_EXACT(Cache::normalize(first, R"({"data": {"a": 1}})"), NormCache::ClosedError,
+                           NORMCACHE_EINVAL, closed);
+        CHECK_THROWS_EXACT(cache.write(first, R"({"data": {"a": 1}})"), NormCache::ClosedError, NORMCACHE_EINVAL,
+                           closed);
+        CHECK_THROWS_EXACT(cache.read(first), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+        CHECK_THROWS_EXACT(cache.read_fragment(first, "A:1"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
 
         Operation third = cache.prepare("{ b }");
         ::normcache_op *third_handle = third.native_handle();
@@ -336,7 +341,8 @@ void test_key_resolver()
 }
 
 /// Anything the resolver throws, and an answer the library refuses, fail the call with
-/// CallbackError; nothing is written; the exception never reaches C.
+/// CallbackError whose message ends with the reason (what(), or the library's message
+/// for the refused answer); nothing is written; the exception never reaches C.
 void test_key_resolver_failures()
 {
     Cache cache = fresh_cache();
@@ -355,69 +361,124 @@ void test_key_resolver_failures()
     });
     const Operation op = cache.prepare("{ a { b { c } } }");
     const std::string fine = R"({"data": {"a": {"__typename": "Fine", "b": {"__typename": "Fine", "c": 1}}}})";
-    for (const char *type : {"Std", "Int", "Empty"}) {
+    const std::pair<const char *, const char *> cases[] = {
+        {"Std", "no key for you"},
+        {"Int", "an exception that is not a std::exception"},
+        {"Empty", "empty id"},
+    };
+    for (const auto &[type, reason] : cases) {
         const std::string failing =
             std::string(R"({"data": {"a": {"__typename": "Fine", "b": {"__typename": ")") + type +
             R"(", "c": 1}}}})";
-        CHECK_THROWS_WITH(cache.write(op, failing), NormCache::CallbackError, NORMCACHE_ECALLBACK,
-                     std::string("the key resolver failed at a.b: the resolver returned status ") +
-                         std::to_string(std::string(type) == "Empty" ? NORMCACHE_EINVAL : NORMCACHE_ECALLBACK) +
-                         " for " + type);
-        CHECK_THROWS_WITH(Cache::normalize(op, failing), NormCache::CallbackError, NORMCACHE_ECALLBACK, type);
+        const std::string message = std::string("the key resolver failed at a.b: ") + reason;
+        CHECK_THROWS_EXACT(cache.write(op, failing), NormCache::CallbackError, NORMCACHE_ECALLBACK, message);
+        CHECK_THROWS_EXACT(Cache::normalize(op, failing), NormCache::CallbackError, NORMCACHE_ECALLBACK, message);
         CHECK_EQ(cache.search(""), Strings{});
     }
     CHECK_EQ(cache.write(op, fine), (Strings{"Fine:1.c", "Fine:1.__typename", "Fine:top.b",
                                              "Fine:top.__typename", "QUERY_ROOT.a"}));
 }
 
-/// Operations keep the resolver of their prepare time; an empty function removes it; the
-/// resolvers live as long as the Cache, through moves and move-assignment.
+/// Counts its own destruction in `*count`: the resolver that holds it has been destroyed.
+struct Token {
+    int *count; ///< where the destruction is counted
+
+    /// A token counting into `*counter`.
+    explicit Token(int *counter) noexcept : count(counter) {}
+    Token(const Token &) = delete;
+    Token &operator=(const Token &) = delete;
+    /// Counts one destruction.
+    ~Token() { ++*count; }
+};
+
+/// A resolver that keys every object with an "id" as `<group>:<id>`, and holds `token`
+/// (the only owner of it once the caller lets go).
+NormCache::KeyResolver keyed_as(std::string group, std::shared_ptr<Token> token = nullptr)
+{
+    return [group = std::move(group), token = std::move(token)](
+               std::optional<std::string_view>, const ObjectView &object) -> std::optional<ResolvedKey> {
+        const std::optional<std::string_view> id = object.member("id");
+        if (!id) {
+            return std::nullopt;
+        }
+        return ResolvedKey(std::string(*id), group);
+    };
+}
+
+/// Operations keep the resolver of their prepare time, also after their Cache is closed,
+/// moved or destroyed; an empty function removes it; the library destroys each resolver
+/// exactly once, when the cache and every operation prepared with it have let go.
 void test_key_resolver_lifetime()
 {
-    /// A resolver that keys every object with an "id" as `<group>:<id>`.
-    const auto keyed_as = [](std::string group) {
-        return [group](std::optional<std::string_view>, const ObjectView &object) -> std::optional<ResolvedKey> {
-            const std::optional<std::string_view> id = object.member("id");
-            if (!id) {
-                return std::nullopt;
-            }
-            return ResolvedKey(std::string(*id), group);
-        };
-    };
     const char *const response = R"({"data": {"a": {"id": 1}}})";
     const std::string document = "{ a { id } }";
+    const auto keyed_records = [](const std::string &key) {
+        return R"({")" + key + R"(":{"id":1},"QUERY_ROOT":{"a":{"$reference":")" + key + R"("}}})";
+    };
 
-    Cache target = fresh_cache();
-    target.set_key_resolver(keyed_as("T"));
-    const Operation on_target = target.prepare(document);
+    int destroyed = 0;
+    Operation first;
+    Operation second;
     {
         Cache cache = fresh_cache();
-        cache.set_key_resolver(keyed_as("A"));
-        const Operation first = cache.prepare(document);
-        cache.set_key_resolver(keyed_as("B"));
-        const Operation second = cache.prepare(document);
+        cache.set_key_resolver(keyed_as("A", std::make_shared<Token>(&destroyed)));
+        first = cache.prepare(document);
+        second = cache.prepare(document);
+        cache.set_key_resolver(keyed_as("B")); // the cache lets go of A; two operations hold it
+        const Operation with_b = cache.prepare(document);
         cache.set_key_resolver(nullptr);
-        const Operation third = cache.prepare(document);
-        CHECK_EQ(Cache::normalize(first, response),
-                 std::string(R"({"A:1":{"id":1},"QUERY_ROOT":{"a":{"$reference":"A:1"}}})"));
-        CHECK_EQ(Cache::normalize(second, response),
-                 std::string(R"({"B:1":{"id":1},"QUERY_ROOT":{"a":{"$reference":"B:1"}}})"));
-        CHECK_EQ(Cache::normalize(third, response),
+        const Operation without = cache.prepare(document);
+        CHECK_EQ(destroyed, 0);
+        CHECK_EQ(Cache::normalize(first, response), keyed_records("A:1"));
+        CHECK_EQ(Cache::normalize(with_b, response), keyed_records("B:1"));
+        CHECK_EQ(Cache::normalize(without, response),
                  std::string(R"({"QUERY_ROOT.a":{"id":1},"QUERY_ROOT":{"a":{"$reference":"QUERY_ROOT.a"}}})"));
 
-        // Moved, then move-assigned over `target`: every resolver still lives in `target`,
-        // its own included; the operations of both still work.
+        // Moved, then move-assigned over another: the operations of both still work.
         Cache moved(std::move(cache));
         CHECK_EQ(moved.write(first, response), (Strings{"A:1.id", "QUERY_ROOT.a"}));
+        Cache target = fresh_cache();
+        target.set_key_resolver(keyed_as("T"));
+        const Operation on_target = target.prepare(document);
         target = std::move(moved);
-        CHECK_EQ(target.write(second, response), (Strings{"B:1.id", "QUERY_ROOT.a"}));
         CHECK_EQ(target.write(on_target, response), (Strings{"T:1.id", "QUERY_ROOT.a"}));
-        CHECK_EQ(Cache::normalize(first, response),
-                 std::string(R"({"A:1":{"id":1},"QUERY_ROOT":{"a":{"$reference":"A:1"}}})"));
         target.close();
-        CHECK_EQ(Cache::normalize(on_target, response),
-                 std::string(R"({"T:1":{"id":1},"QUERY_ROOT":{"a":{"$reference":"T:1"}}})"));
+        CHECK_EQ(Cache::normalize(on_target, response), keyed_records("T:1"));
     }
+    // Every Cache is gone; the operations keep their resolver, and it is still alive.
+    CHECK_EQ(destroyed, 0);
+    CHECK_EQ(Cache::normalize(first, response), keyed_records("A:1"));
+    Cache other = fresh_cache();
+    CHECK_EQ(other.write(second, response), (Strings{"A:1.id", "QUERY_ROOT.a"}));
+    first = Operation();
+    CHECK_EQ(destroyed, 0);
+    second = Operation(); // the last hold
+    CHECK_EQ(destroyed, 1);
+
+    // Without operations: destroyed when replaced, or when the cache closes.
+    int replaced = 0;
+    int closed = 0;
+    Cache cache = fresh_cache();
+    cache.set_key_resolver(keyed_as("R", std::make_shared<Token>(&replaced)));
+    cache.set_key_resolver(keyed_as("C", std::make_shared<Token>(&closed)));
+    CHECK_EQ(replaced, 1);
+    CHECK_EQ(closed, 0);
+    cache.close();
+    CHECK_EQ(closed, 1);
+    CHECK_EQ(replaced, 1);
+}
+
+/// A handle the library refuses: set_key_resolver throws, and the library has destroyed
+/// the resolver it was handed, once.
+void test_key_resolver_refused()
+{
+    Cache cache = fresh_cache();
+    CHECK_EQ(normcache_close(cache.native_handle()), NORMCACHE_OK); // behind the binding's back
+    int destroyed = 0;
+    CHECK_THROWS_EXACT(cache.set_key_resolver(keyed_as("X", std::make_shared<Token>(&destroyed))),
+                       NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
+                       "the cache handle is closed or was never opened");
+    CHECK_EQ(destroyed, 1);
 }
 
 } // namespace
@@ -435,5 +496,6 @@ int main()
     test_key_resolver();
     test_key_resolver_failures();
     test_key_resolver_lifetime();
+    test_key_resolver_refused();
     return 0;
 }

@@ -104,8 +104,8 @@ inline std::string fresh_path()
     } while (0)
 
 /// Fails unless `statement` throws exactly `Type` (not a subclass) with status `code`
-/// and a message that contains `text`.
-#define CHECK_THROWS_WITH(statement, Type, expected_code, text)                               \
+/// and a message that is `text` (when `exact`) or contains it.
+#define CHECK_THROWS_MESSAGE(statement, Type, expected_code, text, exact)                    \
     do {                                                                                      \
         try {                                                                                 \
             statement;                                                                        \
@@ -116,12 +116,23 @@ inline std::string fresh_path()
                                              ", expected " #Type ": " + error_.what());       \
             }                                                                                 \
             CHECK_EQ(error_.code(), (expected_code));                                         \
-            if (std::string(error_.what()).find(text) == std::string::npos) {                 \
-                fail(__FILE__, __LINE__, #statement " threw \"" + std::string(error_.what()) + \
-                                             "\", expected a message with \"" + (text) + "\""); \
+            const std::string message_(error_.what());                                        \
+            const std::string text_(text);                                                    \
+            if ((exact) ? message_ != text_ : message_.find(text_) == std::string::npos) {    \
+                fail(__FILE__, __LINE__, #statement " threw \"" + message_ + "\", expected " + \
+                                             ((exact) ? "" : "a message with ") + "\"" + text_ + "\""); \
             }                                                                                 \
         }                                                                                     \
     } while (0)
+
+/// Fails unless `statement` throws exactly `Type` with status `code` and a message that
+/// contains `text`.
+#define CHECK_THROWS_WITH(statement, Type, expected_code, text) \
+    CHECK_THROWS_MESSAGE(statement, Type, expected_code, text, false)
+
+/// Fails unless `statement` throws exactly `Type` with status `code` and the message `text`.
+#define CHECK_THROWS_EXACT(statement, Type, expected_code, text) \
+    CHECK_THROWS_MESSAGE(statement, Type, expected_code, text, true)
 
 /// Fails unless `statement` throws exactly `Type` (not a subclass) with status `code`.
 #define CHECK_THROWS(statement, Type, expected_code) CHECK_THROWS_WITH(statement, Type, expected_code, "")
