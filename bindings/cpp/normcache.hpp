@@ -472,8 +472,8 @@ private:
  * with `partial`, "data" holds the data with those parts null instead of null.
  */
 struct ReadResult {
-    bool hit = false;  ///< true: the cache held every field (NORMCACHE_OK); false: NORMCACHE_MISS
-    std::string json;  ///< the data on a hit; {"data":...,"missing":[...]} on a miss
+    bool hit = false; ///< true: the cache held every field (NORMCACHE_OK); false: NORMCACHE_MISS
+    std::string json; ///< the data on a hit; {"data":...,"missing":[...]} on a miss
 
     /** Equal when both members are. */
     friend bool operator==(const ReadResult &a, const ReadResult &b)
@@ -718,7 +718,6 @@ public:
         detail::check(normcache_stats(live(), json.out(), json.out_len()));
         return json.str();
     }
-
 
     /* GraphQL operations ------------------------------------------------------ */
 

@@ -36,7 +36,6 @@ Cache fresh_cache() { return Cache(fresh_path(), R"({"durability": "fast"})"); }
 // ---------------------------------------------------------------------------
 // Fixtures
 
-
 const char *const hero_query = "{ hero { name friends { name } } }";
 
 const char *const hero_response =
@@ -48,8 +47,8 @@ const char *const hero_records =
     R"("Droid:2001":{"name":"R2-D2","friends":[{"$reference":"Human:1000"}],"id":"2001","__typename":"Droid"},)"
     R"("QUERY_ROOT":{"hero":{"$reference":"Droid:2001"}}})";
 
-const Strings hero_changed = {"Human:1000.name",    "Human:1000.id",      "Human:1000.__typename",
-                              "Droid:2001.name",    "Droid:2001.friends", "Droid:2001.id",
+const Strings hero_changed = {"Human:1000.name", "Human:1000.id", "Human:1000.__typename",
+                              "Droid:2001.name", "Droid:2001.friends", "Droid:2001.id",
                               "Droid:2001.__typename", "QUERY_ROOT.hero"};
 
 /// A cache with the Star Wars schema loaded.
@@ -183,7 +182,7 @@ void test_fragments()
         "fragment A on Human { name } fragment B on Human { ...A }", std::string_view("B"));
     CHECK_EQ(cache.read_fragment(named, "Human:1000"), hit(R"({"name":"Luke"})"));
     CHECK_THROWS_WITH(cache.prepare("fragment A on Human { name } fragment B on Human { ...A }"),
-                 NormCache::DocumentError, NORMCACHE_EDOCUMENT, "name the fragment to use (A, B)");
+                      NormCache::DocumentError, NORMCACHE_EDOCUMENT, "name the fragment to use (A, B)");
     CHECK_EQ(cache.write_fragment(named, "Human:1000", R"({"__typename": "Human", "id": "1000", "name": "Luke"})"),
              Strings{});
     CHECK_EQ(cache.write_fragment(named, "Human:1000", R"({"__typename": "Human", "id": "1000", "name": "Luke S."})"),
@@ -191,11 +190,11 @@ void test_fragments()
 
     const Operation query = cache.prepare(hero_query);
     CHECK_THROWS_WITH(cache.read(fragment), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
-                 "'DroidParts' is a fragment");
+                      "'DroidParts' is a fragment");
     CHECK_THROWS_WITH(cache.read_fragment(query, "Droid:2001"), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
-                 "is an operation, not a fragment");
+                      "is an operation, not a fragment");
     CHECK_THROWS_WITH(cache.write_fragment(query, "Droid:2001", "{}"), NormCache::InvalidArgumentError,
-                 NORMCACHE_EINVAL, "");
+                      NORMCACHE_EINVAL, "");
 }
 
 /// configure gives key rules without SDL, for operations prepared afterwards only.
@@ -217,29 +216,29 @@ void test_errors()
 {
     Cache cache = schema_cache();
     CHECK_THROWS_WITH(cache.load_schema("type Query {"), NormCache::SchemaError, NORMCACHE_ESCHEMA,
-                 "GraphQL error at line 1, column 13");
+                      "GraphQL error at line 1, column 13");
     CHECK_THROWS_WITH(cache.configure(R"({"typePolicies": 5})"), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
-                 "typePolicies must be a JSON object");
+                      "typePolicies must be a JSON object");
     CHECK_THROWS_WITH(cache.configure(R"({"typePolicies": )"), NormCache::JSONError, NORMCACHE_EJSON, "byte 17");
     CHECK_THROWS_WITH(cache.prepare("{ hero { }"), NormCache::DocumentError, NORMCACHE_EDOCUMENT,
-                 "GraphQL error at line 1, column 10");
+                      "GraphQL error at line 1, column 10");
     CHECK_THROWS_WITH(cache.prepare("{ nope }"), NormCache::DocumentError, NORMCACHE_EDOCUMENT,
-                 "field 'nope' is not defined on type 'Query'");
+                      "field 'nope' is not defined on type 'Query'");
     CHECK_THROWS_WITH(cache.prepare("query A { hero { name } } query B { hero { name } }"),
-                 NormCache::DocumentError, NORMCACHE_EDOCUMENT, "");
+                      NormCache::DocumentError, NORMCACHE_EDOCUMENT, "");
     CHECK_THROWS_WITH(cache.prepare("query A { hero { name } }", std::string_view("C")), NormCache::DocumentError,
-                 NORMCACHE_EDOCUMENT, "");
+                      NORMCACHE_EDOCUMENT, "");
 
     const Operation op = cache.prepare("{ hero { name } }");
     const char *const no_name = R"({"data": {"hero": {"__typename": "Droid", "id": "1"}}})";
     CHECK_THROWS_WITH(cache.write(op, no_name), NormCache::DataError, NORMCACHE_EDATA,
-                 "invalid response data at hero.name: the response has no 'name'");
+                      "invalid response data at hero.name: the response has no 'name'");
     CHECK_THROWS_WITH(Cache::normalize(op, no_name), NormCache::DataError, NORMCACHE_EDATA,
-                 "invalid response data at hero.name: the response has no 'name'");
+                      "invalid response data at hero.name: the response has no 'name'");
     CHECK_THROWS_WITH(cache.write(op, R"({"data": )"), NormCache::JSONError, NORMCACHE_EJSON, "");
     CHECK_THROWS_WITH(cache.write(op, "{}", "[]"), NormCache::JSONError, NORMCACHE_EJSON, "");
     CHECK_THROWS_WITH(cache.read(op, "[]"), NormCache::JSONError, NORMCACHE_EJSON,
-                 "variables must be a JSON object");
+                      "variables must be a JSON object");
     CHECK_EQ(cache.search(""), Strings{});
 
     // A closed cache: ClosedError from every operations method; static normalize still works.
@@ -291,7 +290,7 @@ void test_operation_moves()
         CHECK(!second.valid());
         CHECK(third.native_handle() == first_handle);
         CHECK_EQ(normcache_op_free(third_handle), NORMCACHE_EINVAL); // freed by the assignment
-        Operation &same = third; // self-move-assignment keeps the operation
+        Operation &same = third;                                     // self-move-assignment keeps the operation
         third = std::move(same);
         CHECK(third.native_handle() == first_handle);
         kept = std::move(third);

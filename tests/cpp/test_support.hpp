@@ -84,45 +84,59 @@ inline std::string fresh_path()
     return (temp_dir() / ("cache-" + std::to_string(++counter) + ".cache")).string();
 }
 
+/// What is wrong with `error` for a check that expects exactly the type `type` (called
+/// `type_name`), the status `code`, and a message that is `text` (when `exact`) or
+/// contains it; "" when nothing is.
+inline std::string mismatch(const NormCache::Error &error, const std::type_info &type, const char *type_name,
+                            int code, const std::string &text, bool exact)
+{
+    const std::string message = error.what();
+    if (typeid(error) != type) {
+        return std::string(typeid(error).name()) + ", expected " + type_name + ": " + message;
+    }
+    if (error.code() != code) {
+        return "status " + std::to_string(error.code()) + ", expected " + std::to_string(code) + ": " + message;
+    }
+    const bool matches = exact ? message == text : message.find(text) != std::string::npos;
+    if (!matches) {
+        return show(message) + ", expected " + (exact ? "" : "a message with ") + show(text);
+    }
+    return "";
+}
+
 } // namespace test_support
 
-#define CHECK(condition)                                                 \
-    do {                                                                 \
-        if (!(condition)) {                                              \
-            fail(__FILE__, __LINE__, "check failed: " #condition);       \
-        }                                                                \
+#define CHECK(condition)                                           \
+    do {                                                           \
+        if (!(condition)) {                                        \
+            fail(__FILE__, __LINE__, "check failed: " #condition); \
+        }                                                          \
     } while (0)
 
 /// Fails unless `got == expected`, showing both.
-#define CHECK_EQ(got, expected)                                                              \
-    do {                                                                                     \
-        const auto &got_ = (got);                                                            \
-        const auto &expected_ = (expected);                                                  \
-        if (!(got_ == expected_)) {                                                          \
+#define CHECK_EQ(got, expected)                                                                   \
+    do {                                                                                          \
+        const auto &got_ = (got);                                                                 \
+        const auto &expected_ = (expected);                                                       \
+        if (!(got_ == expected_)) {                                                               \
             fail(__FILE__, __LINE__, #got " is " + show(got_) + ", expected " + show(expected_)); \
-        }                                                                                    \
+        }                                                                                         \
     } while (0)
 
 /// Fails unless `statement` throws exactly `Type` (not a subclass) with status `code`
 /// and a message that is `text` (when `exact`) or contains it.
-#define CHECK_THROWS_MESSAGE(statement, Type, expected_code, text, exact)                    \
-    do {                                                                                      \
-        try {                                                                                 \
-            statement;                                                                        \
-            fail(__FILE__, __LINE__, #statement " threw nothing, expected " #Type);           \
-        } catch (const NormCache::Error &error_) {                                            \
-            if (typeid(error_) != typeid(Type)) {                                             \
-                fail(__FILE__, __LINE__, #statement " threw " + std::string(typeid(error_).name()) + \
-                                             ", expected " #Type ": " + error_.what());       \
-            }                                                                                 \
-            CHECK_EQ(error_.code(), (expected_code));                                         \
-            const std::string message_(error_.what());                                        \
-            const std::string text_(text);                                                    \
-            if ((exact) ? message_ != text_ : message_.find(text_) == std::string::npos) {    \
-                fail(__FILE__, __LINE__, #statement " threw \"" + message_ + "\", expected " + \
-                                             ((exact) ? "" : "a message with ") + "\"" + text_ + "\""); \
-            }                                                                                 \
-        }                                                                                     \
+#define CHECK_THROWS_MESSAGE(statement, Type, expected_code, text, exact)                        \
+    do {                                                                                         \
+        try {                                                                                    \
+            statement;                                                                           \
+            fail(__FILE__, __LINE__, #statement " threw nothing, expected " #Type);              \
+        } catch (const NormCache::Error &error_) {                                               \
+            const std::string wrong_ =                                                           \
+                test_support::mismatch(error_, typeid(Type), #Type, expected_code, text, exact); \
+            if (!wrong_.empty()) {                                                               \
+                fail(__FILE__, __LINE__, #statement " threw " + wrong_);                         \
+            }                                                                                    \
+        }                                                                                        \
     } while (0)
 
 /// Fails unless `statement` throws exactly `Type` with status `code` and a message that
