@@ -46,10 +46,13 @@ let package = Package(
             dependencies: ["CNormCache", "CNormCacheHeader", "NormCache", "CLMDB", "CSimdjsonWalk"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
-        .testTarget(name: "NormCacheTests", dependencies: ["NormCache", "CNormCache", "CNormCacheHeader", "CLMDB"]),
+        // Where the test targets find the repository's own test data and the external
+        // corpora (../shared/testdata), and when a missing corpus skips or fails.
+        .target(name: "ExternalCorpora", path: "Tests/ExternalCorpora"),
+        .testTarget(name: "NormCacheTests", dependencies: ["NormCache", "CNormCache", "CNormCacheHeader", "CLMDB", "ExternalCorpora"]),
         .testTarget(
             name: "GraphQLOracleTests",
-            dependencies: ["NormCache", .product(name: "GraphQL", package: "GraphQL")]
+            dependencies: ["NormCache", "ExternalCorpora", .product(name: "GraphQL", package: "GraphQL")]
         ),
     ],
     cxxLanguageStandard: .cxx17

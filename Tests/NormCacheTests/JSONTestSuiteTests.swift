@@ -1,7 +1,7 @@
 import Testing
 @testable import NormCache
 
-/// JSONTestSuite (JSONTestSuite/test_parsing of the external corpora, `TestData.sharedRoot`;
+/// JSONTestSuite (JSONTestSuite/test_parsing of the external corpora, `ExternalCorpus.sharedRoot`;
 /// skipped with the reason when it is missing, a failure under CI=true) through the
 /// paths a user takes: each document as the value of a record field in `put`, and as the value
 /// of a custom scalar in a GraphQL response that is written and read back. Every `y_`
