@@ -439,7 +439,8 @@ int normcache_set_key_resolver_v2(normcache *cache, normcache_key_resolver resol
  * that the callback fails (normcache_errmsg) then ends with `message` instead of the
  * returned status, e.g. "the key resolver failed at feed.0: KeyError: 'uuid'". The text
  * is copied; bytes that are not UTF-8 are replaced by U+FFFD. Calling it again replaces
- * the reason; a callback that returns NORMCACHE_OK leaves no reason behind.
+ * the reason, and an empty message takes it back; a callback that returns NORMCACHE_OK
+ * leaves no reason behind.
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (no callback of the library running on this
  * thread, or a NULL message with a non-zero length).
  */

@@ -5,13 +5,13 @@ import Glibc
 /// host's code, so a callback that calls the library, which runs another callback,
 /// keeps its own reason apart from the inner one's.
 enum CallbackFailure {
-    /// The frame of the callback running on a thread; it lives on the stack of `run`.
-    final class Frame {
+    /// The frame of one running callback; it lives on the stack of `run`.
+    private struct Frame {
         /// The reason given so far, if any.
         var reason: String?
     }
 
-    /// The calling thread's innermost running frame (unretained: `run` keeps it alive).
+    /// The calling thread's innermost running frame.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         pthread_key_create(&key, nil)
@@ -20,16 +20,20 @@ enum CallbackFailure {
 
     /// Runs `callback` inside a new frame; returns its status and the reason it gave.
     static func run(_ callback: () -> Int32) -> (status: Int32, reason: String?) {
-        let frame = Frame()
+        var frame = Frame()
         let outer = pthread_getspecific(key)
-        pthread_setspecific(key, Unmanaged.passUnretained(frame).toOpaque())
-        defer { pthread_setspecific(key, outer) }
-        let status = withExtendedLifetime(frame) { callback() }
+        let status = withUnsafeMutablePointer(to: &frame) { pointer in
+            pthread_setspecific(key, pointer)
+            defer { pthread_setspecific(key, outer) }
+            return callback()
+        }
         return (status, frame.reason)
     }
 
-    /// The frame of the callback running on the calling thread, or nil outside callbacks.
-    static var current: Frame? {
-        pthread_getspecific(key).map { Unmanaged<Frame>.fromOpaque($0).takeUnretainedValue() }
+    /// Gives the running callback's reason (empty: none); false outside callbacks.
+    static func give(_ reason: String) -> Bool {
+        guard let frame = pthread_getspecific(key) else { return false }
+        frame.assumingMemoryBound(to: Frame.self).pointee.reason = reason.isEmpty ? nil : reason
+        return true
     }
 }

@@ -74,10 +74,9 @@ public func normcache_set_key_resolver_v2(_ cache: OpaquePointer?, _ resolver: n
 public func normcache_callback_error(_ message: UnsafePointer<CChar>?, _ messageLength: Int) -> Int32 {
     Boundary.run { () throws(NormCacheError) in
         let bytes = try Boundary.input(message, messageLength, "message")
-        guard let frame = CallbackFailure.current else {
+        guard CallbackFailure.give(String(decoding: bytes, as: UTF8.self)) else {
             throw NormCacheError(.invalidArgument, "normcache_callback_error was called outside a callback of the library")
         }
-        frame.reason = String(decoding: bytes, as: UTF8.self)
         return NORMCACHE_OK
     }
 }

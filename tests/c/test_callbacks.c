@@ -205,6 +205,14 @@ static void test_callback_reason(void)
                NORMCACHE_ECALLBACK);
     CHECK(strcmp(normcache_errmsg(), "the key resolver failed at a: bad \xef\xbf\xbd byte") == 0);
 
+    /* An empty reason is none: the status is named instead. */
+    state.reason = "";
+    CHECK_CODE(normcache_normalize(op, NULL, 0, response, strlen(response), &out, &out_len),
+               NORMCACHE_ECALLBACK);
+    CHECK(strcmp(normcache_errmsg(),
+                 "the key resolver failed at a: the resolver returned status -7 for an object "
+                 "without __typename") == 0);
+
     /* Without a reason, the status is named, as before. */
     state.reason = NULL;
     state.status = 42;
