@@ -14,7 +14,6 @@ let package = Package(
         .library(name: "normcache", type: .dynamic, targets: ["CNormCache"]),
         .library(name: "NormCache", targets: ["NormCache"]),
         .executable(name: "normcache-cli", targets: ["normcache"]),
-        .executable(name: "normcache-bench", targets: ["normcache-bench"]),
     ],
     dependencies: [
         // Test-only: GraphQLSwift's parser is the oracle of GraphQLOracleTests and no
@@ -38,14 +37,6 @@ let package = Package(
             linkerSettings: exportsOnlyTheCInterface
         ),
         .executableTarget(name: "normcache", dependencies: ["NormCache"]),
-        // The perf harness: normcache through its C interface against raw LMDB,
-        // simdjson (Debian's libsimdjson-dev), Foundation and two Python baselines.
-        .target(name: "CSimdjsonWalk", linkerSettings: [.linkedLibrary("simdjson")]),
-        .executableTarget(
-            name: "normcache-bench",
-            dependencies: ["CNormCache", "CNormCacheHeader", "NormCache", "CLMDB", "CSimdjsonWalk"],
-            swiftSettings: [.swiftLanguageMode(.v5)]
-        ),
         // Where the test targets find the repository's own test data and the external
         // corpora (../shared/testdata), and when a missing corpus skips or fails.
         .target(name: "ExternalCorpora", path: "Tests/ExternalCorpora"),
@@ -54,6 +45,5 @@ let package = Package(
             name: "GraphQLOracleTests",
             dependencies: ["NormCache", "ExternalCorpora", .product(name: "GraphQL", package: "GraphQL")]
         ),
-    ],
-    cxxLanguageStandard: .cxx17
+    ]
 )

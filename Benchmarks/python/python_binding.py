@@ -21,7 +21,7 @@ from typing import Any
 import bench_common
 
 #: The binding's package directory in this checkout.
-BINDING = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "bindings", "python")
+BINDING = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "bindings", "python")
 #: Key objects "<__typename>:<id>", as the plain normalizer does.
 CONFIG = {"defaultKeyFields": ["id"]}
 #: The options of the plain normalizer's LMDB environment: synced commits, a 4 GiB map.

@@ -1,4 +1,4 @@
-import CNormCacheHeader
+import CNormCacheABI
 import Foundation
 
 /// The results of a run: a table for people, JSON in google-benchmark's shape for

@@ -1,4 +1,4 @@
-import CLMDB
+import CRawLMDB
 import Glibc
 
 /// The storage ceiling: plain LMDB, with the flags and durability normcache uses

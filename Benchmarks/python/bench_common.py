@@ -2,8 +2,8 @@
 
 normcache-bench runs each baseline script as
 
-    python3 bench/<script>.py --response FILE --changed FILE --query FILE --dir DIR --runs R
-                              [--library PATH]
+    python3 Benchmarks/python/<script>.py --response FILE --changed FILE --query FILE --dir DIR --runs R
+                                          [--library PATH]
 
 with a feed response, the same response with one field changed per post, the query text
 and an empty scratch directory. Each run opens a new cache file in DIR and times, with

@@ -1,4 +1,4 @@
-import CNormCacheHeader
+import CNormCacheABI
 import Glibc
 
 /// A cache opened through the C interface, as a C program uses it: every call is a

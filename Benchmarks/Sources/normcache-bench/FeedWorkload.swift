@@ -70,12 +70,12 @@ extension Bench {
             progress("  python \(name) N=\(posts)")
             let directory = freshPath("python-\(name)")
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let output = try runProgram(options.python, [repositoryPath("bench/\(name).py"),
+            let output = try runProgram(options.python, [repositoryPath("Benchmarks/python/\(name).py"),
                                                          "--response", responsePath, "--changed", changedPath,
                                                          "--query", queryPath, "--dir", directory,
                                                          "--runs", String(options.runs)] + extra)
             guard let object = try JSONSerialization.jsonObject(with: output) as? [String: Any] else {
-                throw BenchError("bench/\(name).py printed no JSON object")
+                throw BenchError("Benchmarks/python/\(name).py printed no JSON object")
             }
             return object.compactMapValues { $0 as? [Double] }
         }

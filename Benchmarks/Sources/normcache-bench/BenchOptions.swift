@@ -20,7 +20,7 @@ struct BenchOptions {
     var scaleSizes = [1_000, 10_000, 100_000, 1_000_000]
     /// Where results (table, JSON, chart) and scratch files go.
     var outputDirectory = "bench-results"
-    /// The repository root (for `bench/*.py`, the Python binding and the SWAPI schema).
+    /// The repository root (for `Benchmarks/python/*.py`, the Python binding and the SWAPI schema).
     var repository = "."
     /// The shared library the Python binding loads.
     var library = "build/libnormcache.so"
