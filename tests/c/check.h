@@ -12,6 +12,9 @@
  * Paths: nc_temp_path() gives a fresh cache path inside one directory made with
  * mkdtemp for this process (under $TMPDIR, else /tmp); the directory and everything
  * in it is removed when the process that made it exits (forked children leave it).
+ *
+ * Tests that fork include processes.h after this header: children that run a body,
+ * the check that they passed, and one-byte signals on pipes.
  */
 #ifndef NORMCACHE_TEST_CHECK_H
 #define NORMCACHE_TEST_CHECK_H
@@ -24,9 +27,12 @@
 
 #include <ftw.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------------------------
@@ -135,6 +141,13 @@ static inline void nc_check_bytes(const char *file, int line, const char *what,
             nc_fail(__FILE__, __LINE__, "%s is \"%s\", which lacks \"%s\"", \
                     #haystack, nc_haystack_, nc_needle_);                   \
         }                                                                   \
+    } while (0)
+
+/** Fails unless the last error message of this thread names `path` and contains `text`. */
+#define CHECK_ERRMSG(path, text)                    \
+    do {                                            \
+        CHECK_CONTAINS(normcache_errmsg(), (path)); \
+        CHECK_CONTAINS(normcache_errmsg(), (text)); \
     } while (0)
 
 /* ---------------------------------------------------------------------------
@@ -366,6 +379,13 @@ static inline unsigned char *nc_read_file(const char *path, size_t *len)
     return bytes;
 }
 
+/** True when something exists at the C string `path`. */
+static inline int nc_exists(const char *path)
+{
+    struct stat info;
+    return stat(path, &info) == 0;
+}
+
 /** Implements CHECK_FILE_IS. */
 static inline void nc_check_file_is(const char *file, int line, const char *path,
                                     const unsigned char *bytes, size_t len)
@@ -399,6 +419,33 @@ static inline unsigned long long nc_stat_number(const char *file, int line, norm
 
 /** The stats member `name` of `cache` as a decimal integer; fails unless it is one. */
 #define NC_STAT_NUMBER(cache, name) nc_stat_number(__FILE__, __LINE__, (cache), (name))
+
+/* ---------------------------------------------------------------------------
+ * Time and pseudo-random numbers
+ * ------------------------------------------------------------------------- */
+
+/** The CLOCK_MONOTONIC time in seconds. */
+static inline double nc_now_seconds(void)
+{
+    struct timespec now;
+    CHECK(clock_gettime(CLOCK_MONOTONIC, &now) == 0);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+/** The splitmix64 finaliser: a well-mixed 64-bit function of `x`. */
+static inline uint64_t nc_mix(uint64_t x)
+{
+    x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return x ^ (x >> 31);
+}
+
+/** The next number of the splitmix64 stream at `state` (any seed, 0 included). */
+static inline uint64_t nc_next_random(uint64_t *state)
+{
+    *state += UINT64_C(0x9E3779B97F4A7C15);
+    return nc_mix(*state);
+}
 
 /* ---------------------------------------------------------------------------
  * Temporary cache paths
@@ -476,5 +523,21 @@ static inline normcache *nc_open_at(const char *file, int line, const char *path
 #define NC_OPEN_FRESH(options)                                                     \
     nc_open_at(__FILE__, __LINE__, nc_temp_path((char[NC_PATH_SIZE]){0}, "cache"), \
                (options))
+
+/**
+ * Opens the C string `path` with the C string `options` (NULL: defaults) and fails
+ * unless the status is `expected` and no handle came back.
+ */
+#define CHECK_OPEN_FAILS(path, options, expected)                                \
+    do {                                                                         \
+        const char *nc_path_ = (path);                                           \
+        const char *nc_options_ = (options);                                     \
+        normcache *nc_failed_ = (normcache *)(void *)&nc_failed_;                \
+        CHECK_CODE(normcache_open(nc_path_, strlen(nc_path_), nc_options_,       \
+                                  nc_options_ == NULL ? 0 : strlen(nc_options_), \
+                                  &nc_failed_),                                  \
+                   (expected));                                                  \
+        CHECK(nc_failed_ == NULL);                                               \
+    } while (0)
 
 #endif /* NORMCACHE_TEST_CHECK_H */

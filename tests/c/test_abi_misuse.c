@@ -11,10 +11,9 @@
  * its resolver returned; lengths larger than the memory a valid pointer points at.
  */
 #include "check.h"
+#include "processes.h"
 
 #include <stdint.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 
 /** A non-NULL output value that no call returns, to see out-parameters reset. */
 static char placeholder;
@@ -477,6 +476,23 @@ static int counting_resolver(void *context, const char *typename_, size_t typena
 }
 
 /**
+ * Fails unless the functions that only touch the rules of `cache` (prepare,
+ * load_schema, configure, set_key_resolver) are EINVAL with `reason` in the message,
+ * with *out_op reset.
+ */
+static void check_rules_refused(normcache *cache, const char *reason)
+{
+    normcache_op *op = OP_SENTINEL;
+    CHECK_FAILS(normcache_prepare(cache, query_a, strlen(query_a), NULL, 0, &op),
+                NORMCACHE_EINVAL, reason);
+    CHECK(op == NULL);
+    CHECK_FAILS(normcache_load_schema(cache, "type Query { a: Int }", 21), NORMCACHE_EINVAL,
+                reason);
+    CHECK_FAILS(normcache_configure(cache, "{}", 2), NORMCACHE_EINVAL, reason);
+    CHECK_FAILS(normcache_set_key_resolver(cache, NULL, NULL), NORMCACHE_EINVAL, reason);
+}
+
+/**
  * Every operation function on a closed handle is EINVAL with the outputs reset; an
  * operation prepared on it stays valid ("stays valid after the handle is closed"),
  * resolver and all, and works through another handle on the same file.
@@ -488,7 +504,6 @@ static void test_closed_handle(void)
     normcache *other;
     normcache_op *op;
     normcache_op *fragment;
-    normcache_op *none = OP_SENTINEL;
     const char *closed = "the cache handle is closed or was never opened";
     char *out;
     size_t out_len;
@@ -502,15 +517,9 @@ static void test_closed_handle(void)
     CHECK_OK(normcache_close(cache));
     CHECK_FAILS(normcache_close(cache), NORMCACHE_EINVAL, closed);
 
-    CHECK_FAILS(normcache_prepare(cache, query_a, strlen(query_a), NULL, 0, &none),
-                NORMCACHE_EINVAL, closed);
-    CHECK(none == NULL);
-    CHECK_FAILS(normcache_load_schema(cache, "type Query { a: Int }", 21), NORMCACHE_EINVAL,
-                closed);
-    CHECK_FAILS(normcache_configure(cache, "{}", 2), NORMCACHE_EINVAL, closed);
+    check_rules_refused(cache, closed);
     CHECK_FAILS(normcache_set_key_resolver(cache, counting_resolver, &calls), NORMCACHE_EINVAL,
                 closed);
-    CHECK_FAILS(normcache_set_key_resolver(cache, NULL, NULL), NORMCACHE_EINVAL, closed);
     preset(&out, &out_len);
     CHECK_FAILS(normcache_write(cache, op, NULL, 0, response_a, strlen(response_a), &out,
                                 &out_len),
@@ -1213,32 +1222,23 @@ static void test_object_member_names(void)
  * Operations inherited through fork()
  * ------------------------------------------------------------------------- */
 
-/** The handle and operations the parent made before forking, for fork_child. */
+/** The handle and operations the parent made before forking, for the child bodies. */
 static normcache *fork_cache;
 static normcache_op *fork_op;
 static normcache_op *fork_fragment;
-
-/** Waits for the child `pid` and fails (naming `line`) unless it ended with status 0. */
-static void check_child_passed(int line, pid_t pid)
-{
-    int status = 0;
-    CHECK(waitpid(pid, &status, 0) == pid);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        nc_fail(__FILE__, line, "child %d failed (wait status %d)", (int)pid, status);
-    }
-}
 
 /**
  * Child body: every function given the inherited handle is EINVAL, even with an
  * inherited operation; the inherited operations work with a handle the child opens.
  */
-static void fork_child(const char *path)
+static void fork_child(const char *path, int number)
 {
     const char *inherited = "was opened before fork()";
     const char *response = "{\"data\": {\"a\": {\"__typename\": \"A\", \"id\": 5, \"b\": {\"c\": 3}}}}";
     normcache *cache;
     char *out;
     size_t out_len;
+    (void)number;
 
     preset(&out, &out_len);
     CHECK_FAILS(normcache_read(fork_cache, fork_op, NULL, 0, 0, &out, &out_len),
@@ -1285,7 +1285,6 @@ static void test_operations_across_fork(void)
     char path[NC_PATH_SIZE];
     char *out = NULL;
     size_t out_len = 0;
-    pid_t pid;
 
     nc_temp_path(path, "fork");
     fork_cache = NC_OPEN(path, NULL);
@@ -1294,15 +1293,7 @@ static void test_operations_across_fork(void)
     fork_fragment = prepare(fork_cache, fragment_a);
     CHECK_OK(normcache_write(fork_cache, fork_op, NULL, 0, response_a, strlen(response_a), NULL,
                              NULL));
-
-    fflush(NULL);
-    pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        fork_child(path);
-        _exit(0);
-    }
-    check_child_passed(__LINE__, pid);
+    CHECK_CHILD_PASSED(nc_spawn(fork_child, path, 0));
 
     CHECK_OK(normcache_read(fork_cache, fork_op, NULL, 0, 0, &out, &out_len));
     nc_check_output(__FILE__, __LINE__, "read", out, out_len, "{\"a\":{\"id\":5,\"b\":{\"c\":3}}}");
@@ -1312,6 +1303,14 @@ static void test_operations_across_fork(void)
     CHECK_OK(normcache_close(fork_cache));
 }
 
+/** Child body: the rules of the inherited handle are refused (check_rules_refused). */
+static void inherited_rules_child(const char *path, int number)
+{
+    (void)path;
+    (void)number;
+    check_rules_refused(fork_cache, "was opened before fork()");
+}
+
 /**
  * After fork(), the functions that only touch a handle's rules (prepare, load_schema,
  * configure, set_key_resolver) are calls on an inherited handle like any other:
@@ -1319,26 +1318,9 @@ static void test_operations_across_fork(void)
  */
 static void test_rules_of_an_inherited_handle(void)
 {
-    const char *inherited = "was opened before fork()";
-    normcache *cache = NC_OPEN_FRESH(NULL);
-    normcache_op *op = OP_SENTINEL;
-    pid_t pid;
-
-    fflush(NULL);
-    pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        CHECK_FAILS(normcache_prepare(cache, query_a, strlen(query_a), NULL, 0, &op),
-                    NORMCACHE_EINVAL, inherited);
-        CHECK(op == NULL);
-        CHECK_FAILS(normcache_load_schema(cache, "type Query { a: Int }", 21), NORMCACHE_EINVAL,
-                    inherited);
-        CHECK_FAILS(normcache_configure(cache, "{}", 2), NORMCACHE_EINVAL, inherited);
-        CHECK_FAILS(normcache_set_key_resolver(cache, NULL, NULL), NORMCACHE_EINVAL, inherited);
-        _exit(0);
-    }
-    check_child_passed(__LINE__, pid);
-    CHECK_OK(normcache_close(cache));
+    fork_cache = NC_OPEN_FRESH(NULL);
+    CHECK_CHILD_PASSED(nc_spawn(inherited_rules_child, "", 0));
+    CHECK_OK(normcache_close(fork_cache));
 }
 
 /* ---------------------------------------------------------------------------

@@ -75,28 +75,13 @@ static const char fast_options[] = "{\"durability\": \"fast\", \"map_size\": 104
  * Randomness: a seeded PRNG for the kill delays, a fixed mix for the payloads
  * ------------------------------------------------------------------------- */
 
-/** The state of the kill-delay PRNG (splitmix64). */
+/** The state of the kill-delay PRNG (nc_next_random's splitmix64). */
 static uint64_t random_state;
-
-/** The splitmix64 finaliser: a well-mixed 64-bit function of `x`. */
-static uint64_t mix(uint64_t x)
-{
-    x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return x ^ (x >> 31);
-}
-
-/** The next number of the kill-delay PRNG. */
-static uint64_t next_random(void)
-{
-    random_state += UINT64_C(0x9E3779B97F4A7C15);
-    return mix(random_state);
-}
 
 /** A random number in [low, high] from the kill-delay PRNG. */
 static uint64_t random_between(uint64_t low, uint64_t high)
 {
-    return low + next_random() % (high - low + 1);
+    return low + nc_next_random(&random_state) % (high - low + 1);
 }
 
 /* ---------------------------------------------------------------------------
@@ -112,7 +97,7 @@ static unsigned long check_value(uint64_t n)
 /** The number of generated characters in the payload of write `n`. */
 static size_t payload_length(uint64_t n)
 {
-    uint64_t h = mix(n);
+    uint64_t h = nc_mix(n);
     if (n % 31 == 3) {
         return (size_t)(200000 + h % 200000);
     }
@@ -133,7 +118,7 @@ static void append_payload(nc_text *text, uint64_t n)
     static const char alphabet[] =
         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     size_t length = payload_length(n);
-    uint64_t state = mix(n ^ UINT64_C(0xC0FFEE));
+    uint64_t state = nc_mix(n ^ UINT64_C(0xC0FFEE));
     size_t i;
     char *out;
     nc_appendf(text, "\xc3\xa9\\t%llu:", (unsigned long long)n);
@@ -314,7 +299,7 @@ typedef struct kill_plan {
 static kill_plan pick_kill(const phase *current)
 {
     kill_plan plan;
-    uint64_t roll = next_random() % 100;
+    uint64_t roll = nc_next_random(&random_state) % 100;
     plan.after_first_ack = 0;
     if (current->kills_in_file == 0 || roll < 20) {
         plan.delay = (long)random_between(0, 3000000);
@@ -613,14 +598,6 @@ static unsigned long long parse_number(const char *text, const char *option)
     return value;
 }
 
-/** Monotonic seconds. */
-static double seconds_now(void)
-{
-    struct timespec now;
-    CHECK(clock_gettime(CLOCK_MONOTONIC, &now) == 0);
-    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
     int full_kills = CI_FULL_KILLS;
@@ -628,7 +605,7 @@ int main(int argc, char **argv)
     double started;
     int i;
 
-    run_seed = mix((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32)) % 1000000000;
+    run_seed = nc_mix((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32)) % 1000000000;
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--kills") == 0 && i + 1 < argc) {
             unsigned long long kills = parse_number(argv[++i], "--kills");
@@ -651,7 +628,7 @@ int main(int argc, char **argv)
     printf("crash safety: seed %llu, %d kills under \"full\", %d under \"fast\"\n", run_seed,
            full_kills, fast_kills);
 
-    started = seconds_now();
+    started = nc_now_seconds();
     run_phase("full", full_options, full_kills);
     run_phase("fast", fast_options, fast_kills);
     context[0] = '\0';
@@ -660,7 +637,7 @@ int main(int argc, char **argv)
            "acknowledgement, %d between a commit and its acknowledgement, "
            "%llu entries compared, %.1f s\n",
            totals.files, totals.grown, totals.before_first_write, totals.unacknowledged,
-           totals.verified, seconds_now() - started);
+           totals.verified, nc_now_seconds() - started);
     printf("crash safety: %d kills survived (full %d, fast %d), %llu acknowledged writes "
            "verified, seed %llu\n",
            totals.kills, full_kills, fast_kills, totals.acked, run_seed);

@@ -10,37 +10,17 @@
  * Links with -llmdb besides the library.
  */
 #include "check.h"
+#include "processes.h"
 
 #include <lmdb.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 
 /* ---------------------------------------------------------------------------
  * Fixtures
  * ------------------------------------------------------------------------- */
 
-/** Opens `path` with `options` and fails unless the status is `expected` and no handle came back. */
-#define CHECK_OPEN_FAILS(path, options, expected)                                     \
-    do {                                                                              \
-        const char *path_ = (path);                                                   \
-        const char *options_ = (options);                                             \
-        normcache *failed_ = (normcache *)(void *)&failed_;                           \
-        CHECK_CODE(normcache_open(path_, strlen(path_), options_,                     \
-                                  options_ == NULL ? 0 : strlen(options_), &failed_), \
-                   (expected));                                                       \
-        CHECK(failed_ == NULL);                                                       \
-    } while (0)
-
 /** The options of a read-only open. */
 #define READ_ONLY "{\"read_only\": true}"
-
-/** Fails unless the last error message of this thread names `path` and contains `text`. */
-#define CHECK_ERRMSG(path, text)                    \
-    do {                                            \
-        CHECK_CONTAINS(normcache_errmsg(), (path)); \
-        CHECK_CONTAINS(normcache_errmsg(), (text)); \
-    } while (0)
 
 /**
  * Fails unless opening the file at `path` fails with `code` and a message with `path`
@@ -79,23 +59,13 @@ static void check_refused(const char *file, int line, const char *path, int code
     free(before);
 }
 
-/** The next value of a seeded pseudo-random byte sequence (a 32-bit xorshift). */
-static unsigned char next_random(uint32_t *state)
-{
-    uint32_t x = *state;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    *state = x;
-    return (unsigned char)(x >> 24);
-}
-
-/** Fills `len` bytes with the sequence of `seed` (not 0). */
+/** Fills `len` bytes with the pseudo-random sequence of `seed` (one byte a number). */
 static void fill_random(unsigned char *bytes, size_t len, uint32_t seed)
 {
+    uint64_t state = seed;
     size_t i;
     for (i = 0; i < len; i++) {
-        bytes[i] = next_random(&seed);
+        bytes[i] = (unsigned char)(nc_next_random(&state) >> 56);
     }
 }
 
@@ -306,35 +276,10 @@ static void test_lock_file_of_another(void)
     CHECK(stat(lock, &info) == 0);
 }
 
-/**
- * Runs `body(path)` in a child process and fails unless the child ends normally with
- * status 0: a crash (SIGBUS, SIGSEGV) is reported as such, naming `path`.
- */
-static void run_in_child(void (*body)(const char *), const char *path)
-{
-    int status = 0;
-    pid_t pid;
-    fflush(NULL);
-    pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        body(path);
-        fflush(NULL);
-        _exit(0);
-    }
-    CHECK(waitpid(pid, &status, 0) == pid);
-    if (WIFSIGNALED(status)) {
-        nc_fail(__FILE__, __LINE__, "opening '%s' crashed the process with signal %d", path,
-                WTERMSIG(status));
-    }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        nc_fail(__FILE__, __LINE__, "the child checking '%s' failed (wait status %d)", path, status);
-    }
-}
-
 /** Child body of test_valid_meta_pages_then_zeros: the file at `path` is refused. */
-static void check_damaged_behind_meta(const char *path)
+static void check_damaged_behind_meta(const char *path, int number)
 {
+    (void)number;
     CHECK_REFUSED(path, NORMCACHE_ENOTCACHE, "'");
     if (strstr(normcache_errmsg(), "' is damaged: ") == NULL) {
         CHECK_CONTAINS(normcache_errmsg(), "' is not a normcache cache: ");
@@ -367,7 +312,7 @@ static void test_valid_meta_pages_then_zeros(void)
     memset(whole + 2 * page, 0, whole_len - 2 * page);
     nc_temp_path(path, "meta-then-zeros");
     nc_write_file(path, whole, whole_len);
-    run_in_child(check_damaged_behind_meta, path);
+    CHECK_CHILD_PASSED(nc_spawn(check_damaged_behind_meta, path, 0));
     free(whole);
 }
 

@@ -30,7 +30,6 @@
 #include <pthread.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 
 /** Accounts in the cache. */
 #define ACCOUNTS 16
@@ -114,25 +113,6 @@ typedef struct totals {
     long long violations; /**< broken invariants */
     int failed_children;  /**< children that did not end with status 0 */
 } totals;
-
-/** The CLOCK_MONOTONIC time in seconds. */
-static double now_seconds(void)
-{
-    struct timespec time;
-    CHECK(clock_gettime(CLOCK_MONOTONIC, &time) == 0);
-    return (double)time.tv_sec + (double)time.tv_nsec / 1e9;
-}
-
-/** The next number of the xorshift64* stream at `state` (never seeded with 0). */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t x = *state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *state = x;
-    return x * 2685821657736338717ULL;
-}
 
 /** The balance account `i` starts with. */
 static long long initial_balance(int i)
@@ -469,8 +449,8 @@ static void transfer(writer *self, uint64_t *random)
     int w = self->number;
 
     do {
-        from = w + WRITERS * (int)(next_random(random) % (uint64_t)owned);
-        to = w + WRITERS * (int)(next_random(random) % (uint64_t)(owned - 1));
+        from = w + WRITERS * (int)(nc_next_random(random) % (uint64_t)owned);
+        to = w + WRITERS * (int)(nc_next_random(random) % (uint64_t)(owned - 1));
         if (to >= from) {
             to += WRITERS;
         }
@@ -480,7 +460,7 @@ static void transfer(writer *self, uint64_t *random)
             to = swap;
         }
     } while (self->balances[from] == 0);
-    amount = 1 + (long long)(next_random(random) % (uint64_t)self->balances[from]);
+    amount = 1 + (long long)(nc_next_random(random) % (uint64_t)self->balances[from]);
     memcpy(after, self->balances, sizeof after);
     after[from] -= amount;
     after[to] += amount;
@@ -516,7 +496,7 @@ static void *run_writer(void *argument)
     uint64_t random = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)getpid() << 16) ^ (uint64_t)(self->number + 1);
     do {
         transfer(self, &random);
-    } while (now_seconds() < self->common->deadline);
+    } while (nc_now_seconds() < self->common->deadline);
     return NULL;
 }
 
@@ -536,9 +516,9 @@ static void *run_reader(void *argument)
     do {
         read_snapshot(common, op, &view, last_transfers);
         snapshots++;
-        check_gets(common, (int)(next_random(&random) % ACCOUNTS), last_transfers);
+        check_gets(common, (int)(nc_next_random(&random) % ACCOUNTS), last_transfers);
         gets += 2;
-    } while (now_seconds() < common->deadline);
+    } while (nc_now_seconds() < common->deadline);
     CHECK_OK(normcache_op_free(op));
     add_count(common->counts, &common->counts->snapshots, snapshots);
     add_count(common->counts, &common->counts->gets, gets);
@@ -644,7 +624,7 @@ static void test_threads_share_a_handle(double seconds, totals *sum)
     CHECK_OK(normcache_put(common.cache, records.data, records.len, NULL, NULL));
     free(records.data);
 
-    common.deadline = now_seconds() + seconds;
+    common.deadline = nc_now_seconds() + seconds;
     run_threads(&common, writers, 0, WRITERS, THREAD_READERS);
 
     for (w = 0; w < WRITERS; w++) {
@@ -786,7 +766,7 @@ static void test_processes_share_a_file(double seconds, totals *sum)
     free(records.data);
     CHECK_OK(normcache_close(cache));
 
-    deadline = now_seconds() + seconds;
+    deadline = nc_now_seconds() + seconds;
     for (i = 0; i < WRITERS; i++) {
         children[i] = spawn_child(path, i == 1 ? NULL : "{\"durability\": \"fast\"}", i, deadline);
     }

@@ -10,25 +10,6 @@
 static int sentinel_storage;
 #define SENTINEL ((normcache *)(void *)&sentinel_storage)
 
-/** Opens `path` with `options` and fails unless the status is `expected` and no handle came back. */
-#define CHECK_OPEN_FAILS(path, options, expected)                                     \
-    do {                                                                              \
-        const char *path_ = (path);                                                   \
-        const char *options_ = (options);                                             \
-        normcache *failed_ = SENTINEL;                                                \
-        CHECK_CODE(normcache_open(path_, strlen(path_), options_,                     \
-                                  options_ == NULL ? 0 : strlen(options_), &failed_), \
-                   (expected));                                                       \
-        CHECK(failed_ == NULL);                                                       \
-    } while (0)
-
-/** True when something exists at the C string `path`. */
-static int exists(const char *path)
-{
-    struct stat info;
-    return stat(path, &info) == 0;
-}
-
 /** A new cache with no options: the data file, its lock file and the default stats. */
 static void test_defaults(void)
 {
@@ -47,7 +28,7 @@ static void test_defaults(void)
     CHECK(S_ISREG(info.st_mode));
     CHECK((info.st_mode & 0777) == 0644);
     snprintf(lock_path, sizeof lock_path, "%s-lock", path);
-    CHECK(exists(lock_path));
+    CHECK(nc_exists(lock_path));
 
     CHECK_STAT(cache, "records", "0");
     CHECK_STAT(cache, "read_only", "false");
@@ -84,8 +65,8 @@ static void test_path_is_a_byte_range(void)
     nc_temp_path(path, "range");
     snprintf(longer, sizeof longer, "%sXYZ", path);
     CHECK_OK(normcache_open(longer, strlen(path), NULL, 0, &cache));
-    CHECK(exists(path));
-    CHECK(!exists(longer));
+    CHECK(nc_exists(path));
+    CHECK(!nc_exists(longer));
     CHECK_OK(normcache_close(cache));
 }
 
@@ -157,7 +138,7 @@ static void test_read_only_needs_the_file(void)
     char path[NC_PATH_SIZE];
     nc_temp_path(path, "read-only-missing");
     CHECK_OPEN_FAILS(path, "{\"read_only\": true}", NORMCACHE_ESTORAGE);
-    CHECK(!exists(path));
+    CHECK(!nc_exists(path));
 }
 
 /** "map_size" sets the first map size, and the map grows past it when it fills. */
@@ -248,7 +229,7 @@ static void test_invalid_arguments(void)
 
     nc_temp_path(path, "invalid-arguments");
     CHECK_CODE(normcache_open(path, strlen(path), NULL, 0, NULL), NORMCACHE_EINVAL);
-    CHECK(!exists(path));
+    CHECK(!nc_exists(path));
     CHECK_OPEN_FAILS("", NULL, NORMCACHE_EINVAL);
     CHECK_CODE(normcache_open(NULL, 0, NULL, 0, &cache), NORMCACHE_EINVAL);
     CHECK(cache == NULL);

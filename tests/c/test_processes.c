@@ -4,9 +4,7 @@
  * committed while both keep their handles open.
  */
 #include "check.h"
-
-#include <sys/types.h>
-#include <sys/wait.h>
+#include "processes.h"
 
 /** Processes that create and fill one cache at the same time. */
 #define CHILDREN 3
@@ -15,30 +13,6 @@
 
 /** The handle the parent opened before forking, for test_fork_after_open. */
 static normcache *inherited;
-
-/** Forks; the child runs `body(path, number)` and ends with status 0 when it returns. */
-static pid_t spawn(void (*body)(const char *, int), const char *path, int number)
-{
-    pid_t pid;
-    fflush(NULL);
-    pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        body(path, number);
-        _exit(0);
-    }
-    return pid;
-}
-
-/** Fails unless the child `pid` ended with status 0. */
-static void check_child_passed(pid_t pid)
-{
-    int status = 0;
-    CHECK(waitpid(pid, &status, 0) == pid);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        nc_fail(__FILE__, __LINE__, "child %d failed (wait status %d)", (int)pid, status);
-    }
-}
 
 /** Child body: opens (maybe creating) the cache and writes C<number>:<i> records. */
 static void write_group(const char *path, int number)
@@ -66,10 +40,10 @@ static void test_children_write_one_file(void)
 
     nc_temp_path(path, "children");
     for (child = 0; child < CHILDREN; child++) {
-        children[child] = spawn(write_group, path, child);
+        children[child] = nc_spawn(write_group, path, child);
     }
     for (child = 0; child < CHILDREN; child++) {
-        check_child_passed(children[child]);
+        CHECK_CHILD_PASSED(children[child]);
     }
 
     cache = NC_OPEN(path, NULL);
@@ -103,20 +77,6 @@ static void test_children_write_one_file(void)
 static int to_child[2];
 static int to_parent[2];
 
-/** Writes one signal byte to `fd`. */
-static void send_signal(int fd, char signal)
-{
-    CHECK(write(fd, &signal, 1) == 1);
-}
-
-/** Reads one signal byte from `fd` and fails unless it is `expected`. */
-static void await_signal(int fd, char expected)
-{
-    char got = 0;
-    CHECK(read(fd, &got, 1) == 1);
-    CHECK(got == expected);
-}
-
 /** Child body of the handshake: writes X:1, then reads the parent's X:2 and adds to it. */
 static void child_side(const char *path, int number)
 {
@@ -124,11 +84,11 @@ static void child_side(const char *path, int number)
     (void)number;
     CHECK(close(to_parent[0]) == 0 && close(to_child[1]) == 0);
     cache = NC_OPEN(path, NULL);
-    send_signal(to_parent[1], 'o');
-    await_signal(to_child[0], 'w');
+    nc_send_signal(to_parent[1], 'o');
+    nc_await_signal(to_child[0], 'w');
     CHECK_PUT(cache, "{\"X:1\": {\"by\": \"child\"}}", "[\"X:1.by\"]");
-    send_signal(to_parent[1], 'd');
-    await_signal(to_child[0], 'p');
+    nc_send_signal(to_parent[1], 'd');
+    nc_await_signal(to_child[0], 'p');
     CHECK_GET(cache, "X:2", "{\"by\":\"parent\"}");
     CHECK_PUT(cache, "{\"X:2\": {\"seen\": true}}", "[\"X:2.seen\"]");
     CHECK_OK(normcache_close(cache));
@@ -147,17 +107,17 @@ static void test_processes_see_each_others_writes(void)
     CHECK_OK(normcache_close(cache));
 
     CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0);
-    child = spawn(child_side, path, 0);
+    child = nc_spawn(child_side, path, 0);
     CHECK(close(to_parent[1]) == 0 && close(to_child[0]) == 0);
     cache = NC_OPEN(path, NULL);
-    await_signal(to_parent[0], 'o');
+    nc_await_signal(to_parent[0], 'o');
     CHECK_NOTFOUND(cache, "X:1");
-    send_signal(to_child[1], 'w');
-    await_signal(to_parent[0], 'd');
+    nc_send_signal(to_child[1], 'w');
+    nc_await_signal(to_parent[0], 'd');
     CHECK_GET(cache, "X:1", "{\"by\":\"child\"}");
     CHECK_PUT(cache, "{\"X:2\": {\"by\": \"parent\"}}", "[\"X:2.by\"]");
-    send_signal(to_child[1], 'p');
-    check_child_passed(child);
+    nc_send_signal(to_child[1], 'p');
+    CHECK_CHILD_PASSED(child);
     CHECK_GET(cache, "X:2", "{\"by\":\"parent\",\"seen\":true}");
     CHECK_SEARCH(cache, "X:", NULL, 0, "[\"X:0\",\"X:1\",\"X:2\"]");
     CHECK_OK(normcache_close(cache));
@@ -186,7 +146,7 @@ static void test_fork_after_open(void)
     nc_temp_path(path, "fork");
     inherited = NC_OPEN(path, NULL);
     CHECK_PUT(inherited, "{\"F:1\": {\"v\": 1}}", "[\"F:1.v\"]");
-    check_child_passed(spawn(child_after_fork, path, 0));
+    CHECK_CHILD_PASSED(nc_spawn(child_after_fork, path, 0));
     CHECK_GET(inherited, "F:3", "{\"v\":3}");
     CHECK_OK(normcache_close(inherited));
 }

@@ -9,6 +9,7 @@
  * needs (every normcache read is one short transaction).
  */
 #include "check.h"
+#include "processes.h"
 
 #include <errno.h>
 #include <lmdb.h>
@@ -16,51 +17,10 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
 
 /* ---------------------------------------------------------------------------
  * Fixtures
  * ------------------------------------------------------------------------- */
-
-/** Forks; the child runs `body(path, number)` and ends with status 0 when it returns. */
-static pid_t spawn(void (*body)(const char *, int), const char *path, int number)
-{
-    pid_t pid;
-    fflush(NULL);
-    pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        body(path, number);
-        fflush(NULL);
-        _exit(0);
-    }
-    return pid;
-}
-
-/** Fails unless the child `pid` ended with status 0. */
-static void check_child_passed(pid_t pid)
-{
-    int status = 0;
-    CHECK(waitpid(pid, &status, 0) == pid);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        nc_fail(__FILE__, __LINE__, "child %d failed (wait status %d)", (int)pid, status);
-    }
-}
-
-/** Writes one signal byte to `fd`. */
-static void send_signal(int fd, char signal)
-{
-    CHECK(write(fd, &signal, 1) == 1);
-}
-
-/** Reads one signal byte from `fd` and fails unless it is `expected`. */
-static void await_signal(int fd, char expected)
-{
-    char got = 0;
-    CHECK(read(fd, &got, 1) == 1);
-    CHECK(got == expected);
-}
 
 /**
  * Fails unless the last error message of this thread is that of a write that ran out
@@ -77,25 +37,6 @@ static void check_out_of_space_message(const char *path)
     }
 }
 
-/** Fails unless the last error message of this thread names `path` and contains `text`. */
-#define CHECK_ERRMSG(path, text)                    \
-    do {                                            \
-        CHECK_CONTAINS(normcache_errmsg(), (path)); \
-        CHECK_CONTAINS(normcache_errmsg(), (text)); \
-    } while (0)
-
-/** Opens `path` with `options` and fails unless the status is `expected` and no handle came back. */
-#define CHECK_OPEN_FAILS(path, options, expected)                                     \
-    do {                                                                              \
-        const char *path_ = (path);                                                   \
-        const char *options_ = (options);                                             \
-        normcache *failed_ = (normcache *)(void *)&failed_;                           \
-        CHECK_CODE(normcache_open(path_, strlen(path_), options_,                     \
-                                  options_ == NULL ? 0 : strlen(options_), &failed_), \
-                   (expected));                                                       \
-        CHECK(failed_ == NULL);                                                       \
-    } while (0)
-
 /** Fails unless the stats of `cache` count exactly `expected` records. */
 static void check_record_count(normcache *cache, unsigned long long expected)
 {
@@ -103,13 +44,6 @@ static void check_record_count(normcache *cache, unsigned long long expected)
     if (got != expected) {
         nc_fail(__FILE__, __LINE__, "stats count %llu records, expected %llu", got, expected);
     }
-}
-
-/** True when something exists at the C string `path`. */
-static int exists(const char *path)
-{
-    struct stat info;
-    return stat(path, &info) == 0;
 }
 
 /* ---------------------------------------------------------------------------
@@ -170,9 +104,9 @@ static void test_map_size_below_minimum(void)
     CHECK_OPEN_FAILS(nc_temp_path(path, "map-64k"), "{\"map_size\": 65536}", NORMCACHE_EINVAL);
     CHECK_CONTAINS(normcache_errmsg(),
                    "option 'map_size' must be an integer number of bytes, at least 1048576");
-    CHECK(!exists(path));
+    CHECK(!nc_exists(path));
     CHECK_OPEN_FAILS(nc_temp_path(path, "map-1m-1"), "{\"map_size\": 1048575}", NORMCACHE_EINVAL);
-    CHECK(!exists(path));
+    CHECK(!nc_exists(path));
     cache = NC_OPEN(nc_temp_path(path, "map-1m"), "{\"map_size\": 1048576}");
     CHECK_STAT(cache, "map_size", "1048576");
     CHECK_OK(normcache_close(cache));
@@ -271,8 +205,8 @@ static void grown_map_child(const char *path, int number)
     CHECK(close(to_parent[0]) == 0 && close(to_child[1]) == 0);
     cache = NC_OPEN(path, "{\"map_size\": 1048576}");
     CHECK_STAT(cache, "map_size", "1048576");
-    send_signal(to_parent[1], 'o');
-    await_signal(to_child[0], 'g');
+    nc_send_signal(to_parent[1], 'o');
+    nc_await_signal(to_child[0], 'g');
     for (i = 0; i < GROWTH_RECORDS; i++) {
         check_numbered(cache, 'G', i, GROWTH_SIZE);
     }
@@ -300,9 +234,9 @@ static void test_map_grows_under_other_handles(void)
     second = NC_OPEN(path, NULL);
     CHECK_STAT(second, "map_size", "1048576");
     CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0);
-    child = spawn(grown_map_child, path, 0);
+    child = nc_spawn(grown_map_child, path, 0);
     CHECK(close(to_parent[1]) == 0 && close(to_child[0]) == 0);
-    await_signal(to_parent[0], 'o');
+    nc_await_signal(to_parent[0], 'o');
 
     for (i = 0; i < GROWTH_RECORDS; i++) {
         put_numbered(first, 'G', i, GROWTH_SIZE);
@@ -311,8 +245,8 @@ static void test_map_grows_under_other_handles(void)
     for (i = 0; i < GROWTH_RECORDS; i += 7) {
         check_numbered(second, 'G', i, GROWTH_SIZE);
     }
-    send_signal(to_child[1], 'g');
-    check_child_passed(child);
+    nc_send_signal(to_child[1], 'g');
+    CHECK_CHILD_PASSED(child);
     CHECK(close(to_parent[0]) == 0 && close(to_child[1]) == 0);
 
     for (i = 0; i < 50; i++) {
@@ -421,11 +355,11 @@ static void test_disk_fills(void)
 
         nc_temp_path(path, number == 0 ? "disk-full" : "disk-full-fast");
         CHECK(pipe(fill_report) == 0);
-        child = spawn(fill_disk_child, path, number);
+        child = nc_spawn(fill_disk_child, path, number);
         CHECK(close(fill_report[1]) == 0);
         CHECK(read(fill_report[0], &acknowledged, sizeof acknowledged) == (ssize_t)sizeof acknowledged);
         CHECK(close(fill_report[0]) == 0);
-        check_child_passed(child);
+        CHECK_CHILD_PASSED(child);
 
         cache = NC_OPEN(path, NULL);
         check_record_count(cache, (unsigned long long)acknowledged);
@@ -508,9 +442,9 @@ static slot_holder hold_slots(const char *path, int wanted)
 /** Tells a slot holder to release its slots, and waits for it. */
 static void release_slots(slot_holder *holder)
 {
-    send_signal(holder->command, 'r');
+    nc_send_signal(holder->command, 'r');
     CHECK(close(holder->command) == 0);
-    check_child_passed(holder->pid);
+    CHECK_CHILD_PASSED(holder->pid);
 }
 
 /** Fails unless a slot holder at `path` can take `slots` slots and no more: none leaked. */
@@ -579,7 +513,7 @@ static void test_reader_slots_held(void)
     CHECK_PUT(cache, "{\"R:2\": {\"x\": 2}}", "[\"R:2.x\"]");
     CHECK_OK(normcache_remove(cache, "R:2", 3));
 
-    check_child_passed(spawn(open_with_slots_full, path, 0));
+    CHECK_CHILD_PASSED(nc_spawn(open_with_slots_full, path, 0));
 
     release_slots(&holder);
     CHECK_GET(cache, "R:1", "{\"x\":1}");
@@ -622,7 +556,7 @@ static void test_stale_reader_slots_released(void)
     CHECK(close(holder.command) == 0);
 
     CHECK_GET(cache, "R:1", "{\"x\":1}");
-    check_child_passed(spawn(open_and_read, path, 0));
+    CHECK_CHILD_PASSED(nc_spawn(open_and_read, path, 0));
     check_free_slots(path, 2);
     CHECK_OK(normcache_close(cache));
 }
@@ -750,10 +684,10 @@ static void test_more_readers_than_slots(void)
     check_free_slots(path, 2);
 
     for (i = 0; i < 3; i++) {
-        children[i] = spawn(storm_process, path, i);
+        children[i] = nc_spawn(storm_process, path, i);
     }
     for (i = 0; i < 3; i++) {
-        check_child_passed(children[i]);
+        CHECK_CHILD_PASSED(children[i]);
     }
     check_free_slots(path, 2);
     CHECK_GET(second, "Big:1", storm_record.data);
@@ -854,14 +788,14 @@ static void unwritable_child(const char *path, int number)
     CHECK_OPEN_FAILS(second, "{\"read_only\": true}", NORMCACHE_ESTORAGE);
     CHECK_ERRMSG(second, "opening the cache on '");
     CHECK_CONTAINS(normcache_errmsg(), "' failed: Permission denied");
-    CHECK(!exists(second_lock));
+    CHECK(!nc_exists(second_lock));
     CHECK_FILE_IS(second, before, before_len);
     free(before);
 
     CHECK_OPEN_FAILS(fresh, NULL, NORMCACHE_ESTORAGE);
     CHECK_ERRMSG(fresh, "opening the cache on '");
     CHECK_CONTAINS(normcache_errmsg(), "' failed: Permission denied");
-    CHECK(!exists(fresh));
+    CHECK(!nc_exists(fresh));
     CHECK(chmod(dir, 0755) == 0);
 }
 
@@ -880,7 +814,7 @@ static void test_unwritable_file_and_directory(void)
         CHECK(chown(dir, NOBODY, NOBODY) == 0);
     }
     snprintf(path, sizeof path, "%s/locked.cache", dir);
-    check_child_passed(spawn(unwritable_child, path, 0));
+    CHECK_CHILD_PASSED(nc_spawn(unwritable_child, path, 0));
 }
 
 /* ---------------------------------------------------------------------------
@@ -925,7 +859,7 @@ static void test_read_only_follows_a_writer(void)
     CHECK_OK(normcache_close(reader));
     reader = NC_OPEN(path, "{\"read_only\": true, \"map_size\": 1048576}");
 
-    child = spawn(live_writer, path, 0);
+    child = nc_spawn(live_writer, path, 0);
     while (!finished) {
         int status = 0;
         pid_t done = waitpid(child, &status, WNOHANG);

@@ -1,0 +1,68 @@
+/*
+ * processes.h — child processes for the C tests of normcache: fork a child that runs
+ * a body and check that it passed, and one-byte signals on pipes between a parent and
+ * its child.
+ *
+ * Include it after check.h. A check that fails in a child ends the child with status
+ * 1, which the parent's CHECK_CHILD_PASSED reports at the parent's line.
+ */
+#ifndef NORMCACHE_TEST_PROCESSES_H
+#define NORMCACHE_TEST_PROCESSES_H
+
+#include "check.h"
+
+#include <sys/types.h>
+#include <sys/wait.h>
+
+/**
+ * Forks; the child runs `body(path, number)`, flushes its output and ends with status
+ * 0 when the body returns. Output buffered before the call is flushed first, so that
+ * the child does not print it again.
+ */
+static inline pid_t nc_spawn(void (*body)(const char *, int), const char *path, int number)
+{
+    pid_t pid;
+    fflush(NULL);
+    pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        body(path, number);
+        fflush(NULL);
+        _exit(0);
+    }
+    return pid;
+}
+
+/** Implements CHECK_CHILD_PASSED. */
+static inline void nc_check_child_passed(const char *file, int line, pid_t pid)
+{
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) {
+        nc_fail(file, line, "waitpid for child %d failed", (int)pid);
+    }
+    if (WIFSIGNALED(status)) {
+        nc_fail(file, line, "child %d was killed by signal %d", (int)pid, WTERMSIG(status));
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        nc_fail(file, line, "child %d failed (wait status %d)", (int)pid, status);
+    }
+}
+
+/** Waits for the child `pid` and fails unless it ended normally with status 0. */
+#define CHECK_CHILD_PASSED(pid) nc_check_child_passed(__FILE__, __LINE__, (pid))
+
+/** Writes the one-byte signal `signal` to the pipe end `fd`. */
+static inline void nc_send_signal(int fd, char signal)
+{
+    CHECK(write(fd, &signal, 1) == 1);
+}
+
+/** Reads a one-byte signal from the pipe end `fd` and fails unless it is `expected`. */
+static inline void nc_await_signal(int fd, char expected)
+{
+    char got = 0;
+    CHECK(read(fd, &got, 1) == 1);
+    CHECK(got == expected);
+}
+
+#endif /* NORMCACHE_TEST_PROCESSES_H */
