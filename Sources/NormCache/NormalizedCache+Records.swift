@@ -11,58 +11,9 @@ extension NormalizedCache {
         return try merge(batch, reportingChanges: reportingChanges)
     }
 
-    /// Merges a batch in one transaction, records in key order; returns the changed
-    /// fields in input order when `reportingChanges`.
+    /// Merges a batch in one transaction (see `Writer`).
     func merge(_ batch: borrowing RecordBatch, reportingChanges: Bool) throws(NormCacheError) -> [String] {
-        let encoder = RecordEncoder(writtenAt: clock())
-        let order = batch.recordsInKeyOrder()
-        let changes = try store.write(reserving: batch.byteCount) { (txn) throws(NormCacheError) -> [Change] in
-            var changes: [Change] = []
-            var merged = ByteBuffer()
-            let cursor = try txn.writeCursor()
-            defer { cursor.close() }
-            // Records past the last stored key are appended (the whole of a first write).
-            let lastStored = try txn.lastStoredKey(cursor: cursor)
-            var appending = lastStored == nil
-            for recordIndex in order {
-                let record = batch.records[Int(recordIndex)]
-                let key = batch.key(of: Int(recordIndex))
-                let fields = batch.fields.elements(Int(record.first)..<Int(record.first + record.count))
-                let size = encoder.size(of: fields)
-                try RecordEncoder.check(size: size, key: key)
-                if !appending, let lastStored {
-                    appending = lastStored.withUnsafeBytes { KeyBytes.compare(key, $0) > 0 }
-                }
-                switch try txn.insert(key, reserving: size, cursor: cursor, appending: appending) {
-                case .reserved(let room):
-                    encoder.write(fields, of: batch, to: room)
-                    if reportingChanges {
-                        for field in 0..<fields.count { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
-                    }
-                case .existing(let stored):
-                    CacheLines.prefetch(stored)
-                    guard let view = RecordView(stored) else { throw txn.damaged(key) }
-                    let rewrite = try encoder.merge(view, fields, of: batch, into: &merged, key: key) { field in
-                        if reportingChanges { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
-                    }
-                    if rewrite { try txn.replace(key, with: merged.bytes, cursor: cursor) }
-                }
-            }
-            return changes
-        }
-        guard reportingChanges else { return [] }
-        return changes.sorted { $0.order < $1.order }.map { change in
-            let field = batch.fields[Int(change.field)]
-            return String(decoding: batch.key(of: Int(change.record)), as: UTF8.self) + "." + String(decoding: field.keyBytes, as: UTF8.self)
-        }
-    }
-
-    /// A field a write changed: its place in the input, its record and its index in the
-    /// batch's fields.
-    private struct Change {
-        var order: UInt32
-        var record: Int32
-        var field: UInt32
+        try Writer(store: store, encoder: RecordEncoder(writtenAt: clock())).merge(batch, reportingChanges: reportingChanges)
     }
 
     /// `put(json:)` for JSON text.
@@ -76,18 +27,8 @@ extension NormalizedCache {
         try Self.checkKey(key, what: "record key")
         return try store.read { (txn) throws(NormCacheError) -> [UInt8]? in
             guard let stored = try txn.record(key) else { return nil }
-            guard let view = RecordView(stored) else { throw txn.damaged(key) }
             var out = ByteBuffer(capacity: stored.count + 16)
-            out.append(UInt8(ascii: "{"))
-            for index in 0..<view.count {
-                guard let field = view.entry(at: index) else { throw txn.damaged(key) }
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                out.appendQuoted(field.key)
-                out.append(UInt8(ascii: ":"))
-                var reader = ByteReader(field.value)
-                guard case .written = FieldValue.appendJSON(from: &reader, to: &out), reader.isAtEnd else { throw txn.damaged(key) }
-            }
-            out.append(UInt8(ascii: "}"))
+            guard let view = RecordView(stored), view.appendJSON(to: &out) else { throw txn.damaged(key) }
             return out.array
         }
     }

@@ -25,8 +25,8 @@ struct Reader: ~Copyable {
     /// The stored values of the fields of the objects being read, a frame per object.
     private var values = PlainArray<UnsafeRawBufferPointer>()
     private var records = RecordCache()
-    /// The cursor records are looked up with, opened at the first lookup.
-    private var cursor: LMDBCursor?
+    /// How records are found in the transaction.
+    private var lookup: RecordLookup
     /// Whether field policies make the fields of an object depend on its typename.
     private let policiesNeedTypename: Bool
 
@@ -38,12 +38,9 @@ struct Reader: ~Copyable {
     init(context: SelectionContext, txn: StoreTransaction, expectedBytes: Int = 0) {
         self.context = context
         self.txn = txn
+        lookup = RecordLookup(txn)
         policiesNeedTypename = !context.keyRules.fieldPolicies.isEmpty
         out = ByteBuffer(capacity: Swift.min(expectedBytes, Self.maximumOutput))
-    }
-
-    deinit {
-        cursor?.close()
     }
 
     /// Reads the record `rootKey` of type `rootType` through `plan` as the data object:
@@ -253,11 +250,10 @@ struct Reader: ~Copyable {
         return stored
     }
 
-    /// The stored bytes of the record `key`, looked up with the read's cursor.
+    /// The stored bytes of the record `key`.
     @inline(__always)
     private mutating func stored(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer? {
-        if cursor == nil { cursor = try txn.readCursor() }
-        return try txn.record(key, cursor: cursor)
+        try lookup.record(key)
     }
 
     /// One level deeper into the data; the data read is bounded in depth (stored

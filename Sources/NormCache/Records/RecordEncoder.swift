@@ -107,7 +107,7 @@ struct RecordEncoder {
     /// Fails for a record larger than its offset table can address (4 GiB).
     static func check(size: Int, key: UnsafeRawBufferPointer) throws(NormCacheError) {
         guard size <= Int(UInt32.max) else {
-            throw NormCacheError(.invalidArgument, "the record '\(StoreTransaction.preview(key))' of \(size) bytes is larger than the 4 GiB limit")
+            throw NormCacheError(.invalidArgument, "the record '\(KeyBytes.preview(key))' of \(size) bytes is larger than the 4 GiB limit")
         }
     }
 
@@ -163,6 +163,6 @@ struct RecordEncoder {
     }
 
     private static func damaged(_ key: UnsafeRawBufferPointer, field: Int, of count: Int) -> NormCacheError {
-        NormCacheError(.notACache, "record '\(StoreTransaction.preview(key))' is damaged (field \(field) of \(count))")
+        NormCacheError(.notACache, "record '\(KeyBytes.preview(key))' is damaged (field \(field) of \(count))")
     }
 }

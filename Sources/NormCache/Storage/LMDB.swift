@@ -15,7 +15,7 @@ import Glibc
 // - Long-lived read transactions stop page reuse; every read here is one short call.
 
 /// An LMDB status code; unknown codes (errno values included) survive as they are.
-struct LMDBStatus: RawRepresentable, Equatable, Error {
+struct LMDBStatus: RawRepresentable, Equatable {
     var rawValue: Int32
     init(rawValue: Int32) { self.rawValue = rawValue }
 
@@ -34,10 +34,20 @@ struct LMDBStatus: RawRepresentable, Equatable, Error {
     /// LMDB's own description (it covers errno values too).
     var text: String { String(cString: mdb_strerror(rawValue)) }
 
-    /// Throws unless `code` is MDB_SUCCESS.
-    static func check(_ code: Int32) throws(LMDBStatus) {
-        if code != MDB_SUCCESS { throw LMDBStatus(rawValue: code) }
+    /// Throws unless `code`, returned by `call`, is MDB_SUCCESS.
+    @inline(__always)
+    static func check(_ code: Int32, _ call: StaticString) throws(LMDBError) {
+        if code != MDB_SUCCESS { throw LMDBError(status: LMDBStatus(rawValue: code), call: call) }
     }
+}
+
+/// A failed liblmdb call: its status and the name of the call (`mdb_txn_commit`), so
+/// that the storage layer maps every failure to a `NormCacheError` in one place.
+struct LMDBError: Error {
+    /// What LMDB answered.
+    var status: LMDBStatus
+    /// The liblmdb function that failed.
+    var call: StaticString
 }
 
 /// Flags of an environment.
@@ -55,15 +65,15 @@ final class LMDBEnvironment {
 
     /// Creates and opens an environment at `path`.
     init(path: String, flags: LMDBEnvironmentFlags, mapSize: Int, maxReaders: UInt32, maxDatabases: UInt32,
-         mode: UInt32 = 0o644) throws(LMDBStatus) {
+         mode: UInt32 = 0o644) throws(LMDBError) {
         var env: OpaquePointer?
-        try LMDBStatus.check(mdb_env_create(&env))
-        guard let env else { throw LMDBStatus(rawValue: ENOMEM) }
-        do {
-            try LMDBStatus.check(mdb_env_set_mapsize(env, mapSize))
-            try LMDBStatus.check(mdb_env_set_maxreaders(env, maxReaders))
-            try LMDBStatus.check(mdb_env_set_maxdbs(env, maxDatabases))
-            try LMDBStatus.check(mdb_env_open(env, path, flags.rawValue, mdb_mode_t(mode)))
+        try LMDBStatus.check(mdb_env_create(&env), "mdb_env_create")
+        guard let env else { throw LMDBError(status: LMDBStatus(rawValue: ENOMEM), call: "mdb_env_create") }
+        do throws(LMDBError) {
+            try LMDBStatus.check(mdb_env_set_mapsize(env, mapSize), "mdb_env_set_mapsize")
+            try LMDBStatus.check(mdb_env_set_maxreaders(env, maxReaders), "mdb_env_set_maxreaders")
+            try LMDBStatus.check(mdb_env_set_maxdbs(env, maxDatabases), "mdb_env_set_maxdbs")
+            try LMDBStatus.check(mdb_env_open(env, path, flags.rawValue, mdb_mode_t(mode)), "mdb_env_open")
         } catch {
             mdb_env_close(env)
             throw error
@@ -88,16 +98,16 @@ final class LMDBEnvironment {
     }
 
     /// The file descriptor of the data file.
-    func dataFileDescriptor() throws(LMDBStatus) -> Int32 {
+    func dataFileDescriptor() throws(LMDBError) -> Int32 {
         var fd: Int32 = -1
-        try LMDBStatus.check(mdb_env_get_fd(handle, &fd))
+        try LMDBStatus.check(mdb_env_get_fd(handle, &fd), "mdb_env_get_fd")
         return fd
     }
 
     /// Sets the map size; 0 adopts the size another process has grown the map to.
     /// No transaction of this process may be active.
-    func setMapSize(_ size: Int) throws(LMDBStatus) {
-        try LMDBStatus.check(mdb_env_set_mapsize(handle, size))
+    func setMapSize(_ size: Int) throws(LMDBError) {
+        try LMDBStatus.check(mdb_env_set_mapsize(handle, size), "mdb_env_set_mapsize")
     }
 
     /// Releases the reader slots of processes that died holding them (`mdb_reader_check`),
@@ -108,8 +118,8 @@ final class LMDBEnvironment {
     }
 
     /// Turns `MDB_NOMETASYNC` on or off.
-    func setNoMetaSync(_ on: Bool) throws(LMDBStatus) {
-        try LMDBStatus.check(mdb_env_set_flags(handle, UInt32(MDB_NOMETASYNC), on ? 1 : 0))
+    func setNoMetaSync(_ on: Bool) throws(LMDBError) {
+        try LMDBStatus.check(mdb_env_set_flags(handle, UInt32(MDB_NOMETASYNC), on ? 1 : 0), "mdb_env_set_flags")
     }
 
     /// Begins a transaction. When every reader slot is taken, the slots of processes
@@ -122,24 +132,24 @@ final class LMDBEnvironment {
     /// meta under the older id, and the next read can then see an older snapshot than
     /// this one (found by tests/c/test_invariants.c). Once the begin is done, a newest
     /// id less than two past the snapshot's proves the slot was not rewritten.
-    func begin(readOnly: Bool) throws(LMDBStatus) -> LMDBTransaction {
+    func begin(readOnly: Bool) throws(LMDBError) -> LMDBTransaction {
         let flags = readOnly ? UInt32(MDB_RDONLY) : 0
         for _ in 0..<Self.snapshotAttempts {
             var txn: OpaquePointer?
-            var status = mdb_txn_begin(handle, nil, flags, &txn)
+            var status = StorageFaults.injected(at: readOnly ? .beginRead : .beginWrite) ?? mdb_txn_begin(handle, nil, flags, &txn)
             if status == MDB_READERS_FULL {
                 clearStaleReaders()
-                status = mdb_txn_begin(handle, nil, flags, &txn)
+                status = StorageFaults.injected(at: readOnly ? .beginRead : .beginWrite) ?? mdb_txn_begin(handle, nil, flags, &txn)
             }
-            try LMDBStatus.check(status)
-            guard let txn else { throw LMDBStatus(rawValue: ENOMEM) }
+            try LMDBStatus.check(status, "mdb_txn_begin")
+            guard let txn else { throw LMDBError(status: LMDBStatus(rawValue: ENOMEM), call: "mdb_txn_begin") }
             guard readOnly else { return LMDBTransaction(handle: txn) }
             var info = MDB_envinfo()
             mdb_env_info(handle, &info)
             if info.me_last_txnid < mdb_txn_id(txn) + 2 { return LMDBTransaction(handle: txn) }
             mdb_txn_abort(txn)
         }
-        throw LMDBStatus(rawValue: EBUSY)
+        throw LMDBError(status: LMDBStatus(rawValue: EBUSY), call: "mdb_txn_begin")
     }
 
     /// How many times a read transaction is begun before giving up on a whole snapshot
@@ -155,69 +165,74 @@ struct LMDBTransaction {
     fileprivate let handle: OpaquePointer
 
     /// Opens a named database, creating it when `create` is set.
-    func open(database name: String?, create: Bool) throws(LMDBStatus) -> LMDBDatabase {
+    func open(database name: String?, create: Bool) throws(LMDBError) -> LMDBDatabase {
         var dbi: MDB_dbi = 0
-        try LMDBStatus.check(mdb_dbi_open(handle, name, create ? UInt32(MDB_CREATE) : 0, &dbi))
+        try LMDBStatus.check(mdb_dbi_open(handle, name, create ? UInt32(MDB_CREATE) : 0, &dbi), "mdb_dbi_open")
         return dbi
     }
 
     /// The flags a database was created with.
-    func flags(_ database: LMDBDatabase) throws(LMDBStatus) -> UInt32 {
+    func flags(_ database: LMDBDatabase) throws(LMDBError) -> UInt32 {
         var flags: UInt32 = 0
-        try LMDBStatus.check(mdb_dbi_flags(handle, database, &flags))
+        try LMDBStatus.check(mdb_dbi_flags(handle, database, &flags), "mdb_dbi_flags")
         return flags
     }
 
     /// The value stored under `key`, in place in the map (valid until the transaction
     /// ends or writes), or nil.
-    func get(_ database: LMDBDatabase, _ key: UnsafeRawBufferPointer) throws(LMDBStatus) -> UnsafeRawBufferPointer? {
+    func get(_ database: LMDBDatabase, _ key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
         var mdbKey = MDB_val(key)
         var value = MDB_val()
         let code = mdb_get(handle, database, &mdbKey, &value)
         if code == MDB_NOTFOUND { return nil }
-        try LMDBStatus.check(code)
+        try LMDBStatus.check(code, "mdb_get")
         return value.bytes
     }
 
     /// Stores `value` under `key`.
-    func put(_ database: LMDBDatabase, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(LMDBStatus) {
+    func put(_ database: LMDBDatabase, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(LMDBError) {
         var mdbKey = MDB_val(key)
         var mdbValue = MDB_val(value)
-        try LMDBStatus.check(mdb_put(handle, database, &mdbKey, &mdbValue, 0))
+        try LMDBStatus.check(StorageFaults.injected(at: .put) ?? mdb_put(handle, database, &mdbKey, &mdbValue, 0), "mdb_put")
     }
 
     /// Deletes `key`; returns false when it was not there.
-    func delete(_ database: LMDBDatabase, _ key: UnsafeRawBufferPointer) throws(LMDBStatus) -> Bool {
+    func delete(_ database: LMDBDatabase, _ key: UnsafeRawBufferPointer) throws(LMDBError) -> Bool {
         var mdbKey = MDB_val(key)
         let code = mdb_del(handle, database, &mdbKey, nil)
         if code == MDB_NOTFOUND { return false }
-        try LMDBStatus.check(code)
+        try LMDBStatus.check(code, "mdb_del")
         return true
     }
 
     /// Deletes every entry of a database, keeping the database.
-    func empty(_ database: LMDBDatabase) throws(LMDBStatus) {
-        try LMDBStatus.check(mdb_drop(handle, database, 0))
+    func empty(_ database: LMDBDatabase) throws(LMDBError) {
+        try LMDBStatus.check(mdb_drop(handle, database, 0), "mdb_drop")
     }
 
     /// The number of entries of a database.
-    func count(_ database: LMDBDatabase) throws(LMDBStatus) -> Int {
+    func count(_ database: LMDBDatabase) throws(LMDBError) -> Int {
         var stat = MDB_stat()
-        try LMDBStatus.check(mdb_stat(handle, database, &stat))
+        try LMDBStatus.check(mdb_stat(handle, database, &stat), "mdb_stat")
         return Int(stat.ms_entries)
     }
 
     /// Opens a cursor, closed by `LMDBCursor.close`.
-    func cursor(_ database: LMDBDatabase) throws(LMDBStatus) -> LMDBCursor {
+    func cursor(_ database: LMDBDatabase) throws(LMDBError) -> LMDBCursor {
         var cursor: OpaquePointer?
-        try LMDBStatus.check(mdb_cursor_open(handle, database, &cursor))
-        guard let cursor else { throw LMDBStatus(rawValue: ENOMEM) }
+        try LMDBStatus.check(mdb_cursor_open(handle, database, &cursor), "mdb_cursor_open")
+        guard let cursor else { throw LMDBError(status: LMDBStatus(rawValue: ENOMEM), call: "mdb_cursor_open") }
         return LMDBCursor(handle: cursor)
     }
 
-    /// Commits the transaction.
-    func commit() throws(LMDBStatus) {
-        try LMDBStatus.check(mdb_txn_commit(handle))
+    /// Commits the transaction; it has ended when this returns, even with an error.
+    func commit() throws(LMDBError) {
+        if let injected = StorageFaults.injected(at: .commit) {
+            // A failed commit ends the transaction, as mdb_txn_commit's does.
+            mdb_txn_abort(handle)
+            try LMDBStatus.check(injected, "mdb_txn_commit")
+        }
+        try LMDBStatus.check(mdb_txn_commit(handle), "mdb_txn_commit")
     }
 
     /// Abandons the transaction.
@@ -233,52 +248,43 @@ struct LMDBCursor {
     /// The value stored under `key` (`MDB_SET`: a search without setting up a cursor
     /// each time, as `mdb_get` does), or nil.
     @inline(__always)
-    func find(_ key: UnsafeRawBufferPointer) throws(LMDBStatus) -> UnsafeRawBufferPointer? {
+    func find(_ key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
         var mdbKey = MDB_val(key)
         var value = MDB_val()
         let code = mdb_cursor_get(handle, &mdbKey, &value, MDB_SET)
         if code == MDB_NOTFOUND { return nil }
-        try LMDBStatus.check(code)
+        try LMDBStatus.check(code, "mdb_cursor_get")
         return value.bytes
     }
 
     /// Positions at the first key at or after `key`; nil past the end.
-    func seek(atOrAfter key: UnsafeRawBufferPointer) throws(LMDBStatus) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+    func seek(atOrAfter key: UnsafeRawBufferPointer) throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var mdbKey = MDB_val(key)
         return try move(&mdbKey, MDB_SET_RANGE)
     }
 
     /// Positions at the first key; nil when the database is empty.
-    func first() throws(LMDBStatus) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+    func first() throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var mdbKey = MDB_val()
         return try move(&mdbKey, MDB_FIRST)
     }
 
     /// Moves to the next key; nil past the end.
-    func next() throws(LMDBStatus) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+    func next() throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var mdbKey = MDB_val()
         return try move(&mdbKey, MDB_NEXT)
-    }
-
-    /// What `insert(_:reserving:)` did.
-    enum Insertion {
-        /// The key was new: `count` bytes are reserved for its value here, to be written
-        /// before the next call on the transaction.
-        case reserved(UnsafeMutableRawPointer)
-        /// The key was there already with this value; nothing changed.
-        case existing(UnsafeRawBufferPointer)
     }
 
     /// Inserts `key` with room for a value of `count` bytes unless the key exists
     /// (`MDB_NOOVERWRITE | MDB_RESERVE`): one search for both answers. Keys given in
     /// ascending order find their page at once (a cursor searches from its position).
-    func insert(_ key: UnsafeRawBufferPointer, reserving count: Int) throws(LMDBStatus) -> Insertion {
+    func insert(_ key: UnsafeRawBufferPointer, reserving count: Int) throws(LMDBError) -> RecordPlacement {
         var mdbKey = MDB_val(key)
         var value = MDB_val(mv_size: count, mv_data: nil)
-        let code = mdb_cursor_put(handle, &mdbKey, &value, UInt32(MDB_NOOVERWRITE | MDB_RESERVE))
+        let code = StorageFaults.injected(at: .put) ?? mdb_cursor_put(handle, &mdbKey, &value, UInt32(MDB_NOOVERWRITE | MDB_RESERVE))
         if code == MDB_KEYEXIST { return .existing(value.bytes) }
-        try LMDBStatus.check(code)
-        guard let start = value.mv_data else { throw LMDBStatus(rawValue: EIO) }
+        try LMDBStatus.check(code, "mdb_cursor_put")
+        guard let start = value.mv_data else { throw LMDBError(status: LMDBStatus(rawValue: EIO), call: "mdb_cursor_put") }
         return .reserved(start)
     }
 
@@ -286,32 +292,32 @@ struct LMDBCursor {
     /// `count` bytes (`MDB_APPEND | MDB_RESERVE`): no search, and pages filled whole
     /// instead of split in half. Nil (nothing changed) when the key is not greater than
     /// the last one.
-    func append(_ key: UnsafeRawBufferPointer, reserving count: Int) throws(LMDBStatus) -> UnsafeMutableRawPointer? {
+    func append(_ key: UnsafeRawBufferPointer, reserving count: Int) throws(LMDBError) -> UnsafeMutableRawPointer? {
         var mdbKey = MDB_val(key)
         var value = MDB_val(mv_size: count, mv_data: nil)
-        let code = mdb_cursor_put(handle, &mdbKey, &value, UInt32(MDB_APPEND | MDB_RESERVE))
+        let code = StorageFaults.injected(at: .put) ?? mdb_cursor_put(handle, &mdbKey, &value, UInt32(MDB_APPEND | MDB_RESERVE))
         if code == MDB_KEYEXIST { return nil }
-        try LMDBStatus.check(code)
-        guard let start = value.mv_data else { throw LMDBStatus(rawValue: EIO) }
+        try LMDBStatus.check(code, "mdb_cursor_put")
+        guard let start = value.mv_data else { throw LMDBError(status: LMDBStatus(rawValue: EIO), call: "mdb_cursor_put") }
         return start
     }
 
     /// Positions at the last key; nil when the database is empty.
-    func last() throws(LMDBStatus) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+    func last() throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var mdbKey = MDB_val()
         return try move(&mdbKey, MDB_LAST)
     }
 
     /// Stores `value` under `key`, replacing what is there.
-    func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(LMDBStatus) {
+    func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(LMDBError) {
         var mdbKey = MDB_val(key)
         var mdbValue = MDB_val(value)
-        try LMDBStatus.check(mdb_cursor_put(handle, &mdbKey, &mdbValue, 0))
+        try LMDBStatus.check(StorageFaults.injected(at: .put) ?? mdb_cursor_put(handle, &mdbKey, &mdbValue, 0), "mdb_cursor_put")
     }
 
     /// Deletes the entry at the cursor; `next` then gives the entry after it.
-    func deleteCurrent() throws(LMDBStatus) {
-        try LMDBStatus.check(mdb_cursor_del(handle, 0))
+    func deleteCurrent() throws(LMDBError) {
+        try LMDBStatus.check(mdb_cursor_del(handle, 0), "mdb_cursor_del")
     }
 
     /// Closes the cursor (before its transaction ends).
@@ -319,11 +325,11 @@ struct LMDBCursor {
         mdb_cursor_close(handle)
     }
 
-    private func move(_ key: inout MDB_val, _ op: MDB_cursor_op) throws(LMDBStatus) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+    private func move(_ key: inout MDB_val, _ op: MDB_cursor_op) throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var value = MDB_val()
         let code = mdb_cursor_get(handle, &key, &value, op)
         if code == MDB_NOTFOUND { return nil }
-        try LMDBStatus.check(code)
+        try LMDBStatus.check(code, "mdb_cursor_get")
         return (key.bytes, value.bytes)
     }
 }

@@ -52,19 +52,19 @@ final class SharedEnvironment: @unchecked Sendable {
         let environment: LMDBEnvironment
         let lockPath = path + "-lock"
         let lockExisted = Glibc.access(lockPath, F_OK) == 0
-        do throws(LMDBStatus) {
+        do throws(LMDBError) {
             environment = try LMDBEnvironment(path: path, flags: flags, mapSize: options.mapSize,
                                               maxReaders: options.maxReaders, maxDatabases: 4)
         } catch {
             // LMDB creates the lock file before it reads the data file. When the data file
             // is no LMDB file at all, no cache can be using that lock file: the one this
             // open created goes again, so that a mistaken path leaves nothing beside it.
-            if !lockExisted, error == .invalid || error == .versionMismatch { unlink(lockPath) }
+            if !lockExisted, error.status == .invalid || error.status == .versionMismatch { unlink(lockPath) }
             throw Self.openError(error, path: path, readOnly: options.readOnly)
         }
         var status = stat()
         let fd: Int32
-        do throws(LMDBStatus) { fd = try environment.dataFileDescriptor() } catch { throw StoreTransaction.error(error, "mdb_env_get_fd", path: path) }
+        do throws(LMDBError) { fd = try environment.dataFileDescriptor() } catch { throw NormCacheError(error, path: path) }
         guard fstat(fd, &status) == 0 else { throw NormCacheError(.storage, "cannot stat '\(path)': \(String(cString: strerror(errno)))") }
         identity = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
         try checkLength(of: environment, fileSize: Int(status.st_size))
@@ -98,11 +98,7 @@ final class SharedEnvironment: @unchecked Sendable {
     /// key salt.
     private func openDatabases(in environment: LMDBEnvironment) throws(NormCacheError) {
         let txn: LMDBTransaction
-        do throws(LMDBStatus) {
-            txn = try environment.begin(readOnly: readOnly)
-        } catch {
-            throw storageError(error, "mdb_txn_begin")
-        }
+        do throws(LMDBError) { txn = try environment.begin(readOnly: readOnly) } catch { throw NormCacheError(error, path: path) }
         do throws(NormCacheError) {
             try openOrStamp(txn)
         } catch {
@@ -110,16 +106,16 @@ final class SharedEnvironment: @unchecked Sendable {
             throw error
         }
         // A failed commit has already ended the transaction: it must not be aborted.
-        do throws(LMDBStatus) { try txn.commit() } catch { throw storageError(error, "mdb_txn_commit") }
+        do throws(LMDBError) { try txn.commit() } catch { throw NormCacheError(error, path: path) }
     }
 
     private func openOrStamp(_ txn: LMDBTransaction) throws(NormCacheError) {
-        guard let meta = try lmdb("opening the meta database", { () throws(LMDBStatus) in try optionalDatabase(txn, "meta") }) else {
+        guard let meta = try lmdb("opening the meta database", { () throws(LMDBError) in try optionalDatabase(txn, "meta") }) else {
             return try stamp(txn)
         }
         try checkFlags(txn, meta, "meta")
-        let stamp = try lmdb("reading the format version") { () throws(LMDBStatus) in
-            try Self.formatKey.withBytes { (key) throws(LMDBStatus) in try txn.get(meta, key).map(Array.init) }
+        let stamp = try lmdb("reading the format version") { () throws(LMDBError) in
+            try Self.formatKey.withBytes { (key) throws(LMDBError) in try txn.get(meta, key).map(Array.init) }
         }
         guard let stamp, stamp.count == 4 else { throw notACache("its meta database has no valid format version") }
         let version = stamp.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
@@ -127,12 +123,12 @@ final class SharedEnvironment: @unchecked Sendable {
         guard version <= Self.formatVersion else {
             throw notACache("format version \(version) is newer than this library reads (up to \(Self.formatVersion))")
         }
-        let salt = try lmdb("reading the key salt") { () throws(LMDBStatus) in
-            try Self.saltKey.withBytes { (key) throws(LMDBStatus) in try txn.get(meta, key).map(Array.init) }
+        let salt = try lmdb("reading the key salt") { () throws(LMDBError) in
+            try Self.saltKey.withBytes { (key) throws(LMDBError) in try txn.get(meta, key).map(Array.init) }
         }
         guard let salt, salt.count == 8 else { throw notACache("its meta database has no valid key salt") }
         keySalt = salt.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
-        guard let records = try lmdb("opening the records database", { () throws(LMDBStatus) in try optionalDatabase(txn, "records") }) else {
+        guard let records = try lmdb("opening the records database", { () throws(LMDBError) in try optionalDatabase(txn, "records") }) else {
             throw notACache("its records database is missing")
         }
         try checkFlags(txn, records, "records")
@@ -141,22 +137,22 @@ final class SharedEnvironment: @unchecked Sendable {
 
     /// Creates the databases of a new cache; only an empty LMDB file can become one.
     private func stamp(_ txn: LMDBTransaction) throws(NormCacheError) {
-        let entries = try lmdb("reading the main database") { () throws(LMDBStatus) in
+        let entries = try lmdb("reading the main database") { () throws(LMDBError) in
             try txn.count(txn.open(database: nil, create: false))
         }
         guard entries == 0 else { throw notACache("an LMDB file without normcache's meta database") }
         guard !readOnly else { throw notACache("an empty LMDB file, never stamped by normcache") }
         let salt = UInt64.random(in: .min ... .max)
         keySalt = salt
-        records = try lmdb("creating the databases") { () throws(LMDBStatus) in
+        records = try lmdb("creating the databases") { () throws(LMDBError) in
             let meta = try txn.open(database: "meta", create: true)
             var version: [UInt8] = []
             version.appendUInt32(Self.formatVersion)
             var saltBytes: [UInt8] = []
             for shift in stride(from: 0, to: 64, by: 8) { saltBytes.append(UInt8(truncatingIfNeeded: salt >> UInt64(shift))) }
             for (key, value) in [(Self.formatKey, version), (Self.saltKey, saltBytes)] {
-                try key.withBytes { (key) throws(LMDBStatus) in
-                    try value.withBytes { (value) throws(LMDBStatus) in try txn.put(meta, key, value) }
+                try key.withBytes { (key) throws(LMDBError) in
+                    try value.withBytes { (value) throws(LMDBError) in try txn.put(meta, key, value) }
                 }
             }
             return try txn.open(database: "records", create: true)
@@ -166,24 +162,25 @@ final class SharedEnvironment: @unchecked Sendable {
     /// Refuses a database whose flags (DUPSORT, INTEGERKEY, ...) would change how keys
     /// compare or values store.
     private func checkFlags(_ txn: LMDBTransaction, _ database: LMDBDatabase, _ name: String) throws(NormCacheError) {
-        let flags = try lmdb("reading the flags of \(name)") { () throws(LMDBStatus) in try txn.flags(database) }
+        let flags = try lmdb("reading the flags of \(name)") { () throws(LMDBError) in try txn.flags(database) }
         guard flags == 0 else { throw notACache("its \(name) database has flags 0x\(String(flags, radix: 16))") }
     }
 
-    private func lmdb<T>(_ operation: String, _ body: () throws(LMDBStatus) -> T) throws(NormCacheError) -> T {
-        do {
+    /// Runs LMDB calls that check the file while it opens.
+    private func lmdb<T>(_ operation: String, _ body: () throws(LMDBError) -> T) throws(NormCacheError) -> T {
+        do throws(LMDBError) {
             return try body()
-        } catch .incompatible {
-            throw notACache("a database of the file is not what normcache expects")
         } catch {
-            throw storageError(error, operation)
+            guard error.status != .incompatible else { throw notACache("a database of the file is not what normcache expects") }
+            throw NormCacheError(error, path: path, doing: operation)
         }
     }
 
-    private func optionalDatabase(_ txn: LMDBTransaction, _ name: String) throws(LMDBStatus) -> LMDBDatabase? {
-        do throws(LMDBStatus) {
+    private func optionalDatabase(_ txn: LMDBTransaction, _ name: String) throws(LMDBError) -> LMDBDatabase? {
+        do throws(LMDBError) {
             return try txn.open(database: name, create: false)
-        } catch .notFound {
+        } catch {
+            guard error.status == .notFound else { throw error }
             return nil
         }
     }
@@ -195,7 +192,7 @@ final class SharedEnvironment: @unchecked Sendable {
         guard wanted == .full, durability == .fast else { return }
         try access.withExclusiveAccess { () throws(NormCacheError) in
             let environment = try openEnvironment()
-            do throws(LMDBStatus) { try environment.setNoMetaSync(false) } catch { throw storageError(error, "mdb_env_set_flags") }
+            do throws(LMDBError) { try environment.setNoMetaSync(false) } catch { throw NormCacheError(error, path: path) }
             durability = .full
         }
     }
@@ -206,15 +203,14 @@ final class SharedEnvironment: @unchecked Sendable {
             let outcome: R? = try access.withSharedAccess { () throws(NormCacheError) -> R? in
                 let environment = try openEnvironment()
                 let txn: LMDBTransaction
-                do throws(LMDBStatus) {
+                do throws(LMDBError) {
                     txn = try environment.begin(readOnly: true)
-                } catch .mapResized {
-                    return nil
                 } catch {
-                    throw storageError(error, "mdb_txn_begin")
+                    guard error.status != .mapResized else { return nil }
+                    throw NormCacheError(error, path: path)
                 }
                 defer { txn.abort() }
-                return try body(transaction(txn, environment))
+                return try body(transaction(txn, environment, fullMap: nil))
             }
             if let outcome { return outcome }
             try adoptGrownMap()
@@ -254,38 +250,38 @@ final class SharedEnvironment: @unchecked Sendable {
         try access.withSharedAccess { () throws(NormCacheError) -> WriteAttempt<R> in
             let environment = try openEnvironment()
             let txn: LMDBTransaction
-            do throws(LMDBStatus) {
+            do throws(LMDBError) {
                 txn = try environment.begin(readOnly: false)
-            } catch .mapResized {
-                return .mapResized
             } catch {
-                throw storageError(error, "mdb_txn_begin")
+                guard error.status != .mapResized else { return .mapResized }
+                throw NormCacheError(error, path: path)
             }
+            let fullMap = FullMapSignal()
             let result: R
             do throws(NormCacheError) {
-                result = try body(transaction(txn, environment))
+                result = try body(transaction(txn, environment, fullMap: fullMap))
             } catch {
                 txn.abort()
-                if error.code == .mapFull { return .mapFull }
+                if fullMap.isRaised { return .mapFull }
                 throw error
             }
-            do throws(LMDBStatus) {
+            // A failed commit has already ended the transaction: it must not be aborted.
+            do throws(LMDBError) {
                 try txn.commit()
-            } catch .mapFull {
-                return .mapFull
             } catch {
-                throw storageError(error, "mdb_txn_commit")
+                guard error.status != .mapFull else { return .mapFull }
+                throw NormCacheError(error, path: path)
             }
             return .done(result)
         }
     }
 
-    private func transaction(_ txn: LMDBTransaction, _ environment: LMDBEnvironment) -> StoreTransaction {
+    private func transaction(_ txn: LMDBTransaction, _ environment: LMDBEnvironment, fullMap: FullMapSignal?) -> StoreTransaction {
         let info = environment.info()
         let mapped = UnsafeRawPointer(info.me_mapaddr).map { start in
             UnsafeRawBufferPointer(start: start, count: Self.usedBytes(environment) ?? 0)
         }
-        return StoreTransaction(txn: txn, records: records, path: path, keySalt: keySalt, mapped: mapped)
+        return StoreTransaction(txn: txn, records: records, path: path, keySalt: keySalt, mapped: mapped, fullMap: fullMap)
     }
 
     // MARK: The map
@@ -334,16 +330,16 @@ final class SharedEnvironment: @unchecked Sendable {
             guard let wanted = size(current) else {
                 throw NormCacheError(.storage, "the map of '\(path)' cannot grow past \(current) bytes")
             }
-            do throws(LMDBStatus) {
+            do throws(LMDBError) {
                 try environment.setMapSize(wanted)
             } catch {
-                do throws(LMDBStatus) {
+                do throws(LMDBError) {
                     try environment.setMapSize(current)
                 } catch {
                     self.environment = nil
-                    throw NormCacheError(.storage, "the map of '\(path)' could not be restored after a failed resize; the cache is closed: \(error.text)")
+                    throw NormCacheError(.storage, "the map of '\(path)' could not be restored after a failed resize; the cache is closed: \(error.status.text)")
                 }
-                throw storageError(error, "resizing the map of \(current) bytes to \(wanted)")
+                throw NormCacheError(error, path: path, doing: "resizing the map of \(current) bytes to \(wanted)")
             }
         }
     }
@@ -375,25 +371,20 @@ final class SharedEnvironment: @unchecked Sendable {
         NormCacheError(.notACache, "'\(path)' is damaged: its map size keeps changing")
     }
 
-    private static func openError(_ status: LMDBStatus, path: String, readOnly: Bool) -> NormCacheError {
-        switch status {
+    private static func openError(_ error: LMDBError, path: String, readOnly: Bool) -> NormCacheError {
+        switch error.status {
         case .invalid: return NormCacheError(.notACache, "'\(path)' is not a normcache cache: not an LMDB file")
         case .versionMismatch: return NormCacheError(.notACache, "'\(path)' is not a normcache cache: written by an incompatible LMDB version")
         case LMDBStatus(rawValue: ENOENT):
             return NormCacheError(.storage, readOnly
                 ? "cannot open '\(path)' read-only: no such file (or its directory does not exist)"
                 : "cannot create '\(path)': its directory does not exist")
-        default: return StoreTransaction.error(status, "opening the cache", path: path)
+        default: return NormCacheError(error, path: path, doing: "opening the cache")
         }
     }
 
     private func notACache(_ reason: String) -> NormCacheError {
         NormCacheError(.notACache, "'\(path)' is not a normcache cache: \(reason)")
-    }
-
-    private func storageError(_ status: LMDBStatus, _ operation: String) -> NormCacheError {
-        let error = StoreTransaction.error(status, operation, path: path)
-        return error.code == .mapFull ? NormCacheError(.storage, error.message) : error
     }
 }
 

@@ -136,33 +136,25 @@ private struct GroupWalk {
     init(_ txn: StoreTransaction, prefix: UnsafeRawBufferPointer) throws(NormCacheError) {
         self.txn = txn
         storedPrefix = UnsafeRawBufferPointer(rebasing: prefix.prefix(StorageKey.directLimit))
-        do throws(LMDBStatus) { cursor = try txn.txn.cursor(txn.records) } catch {
-            throw StoreTransaction.error(error, "mdb_cursor_open", path: txn.path)
-        }
+        cursor = try txn.cursor()
     }
 
     /// Moves to the first key at or after `start` (empty: the first key).
     func first(from start: [UInt8]) throws(NormCacheError) -> Entry? {
-        let entry: Entry?
-        do throws(LMDBStatus) {
-            entry = try start.isEmpty ? cursor.first() : start.withBytes { (key) throws(LMDBStatus) in try cursor.seek(atOrAfter: key) }
-        } catch {
-            throw StoreTransaction.error(error, "mdb_cursor_get", path: txn.path)
-        }
-        return try within(entry)
+        try within(txn.lmdb { () throws(LMDBError) in
+            try start.isEmpty ? cursor.first() : start.withBytes { (key) throws(LMDBError) in try cursor.seek(atOrAfter: key) }
+        })
     }
 
     /// Moves to the next key.
     @inline(__always)
     func next() throws(NormCacheError) -> Entry? {
-        let entry: Entry?
-        do throws(LMDBStatus) { entry = try cursor.next() } catch { throw StoreTransaction.error(error, "mdb_cursor_get", path: txn.path) }
-        return try within(entry)
+        try within(txn.lmdb { () throws(LMDBError) in try cursor.next() })
     }
 
     /// Deletes the entry at the cursor and moves to the one after it.
     func deleteAndNext() throws(NormCacheError) -> Entry? {
-        do throws(LMDBStatus) { try cursor.deleteCurrent() } catch { throw StoreTransaction.error(error, "mdb_cursor_del", path: txn.path) }
+        try txn.lmdb { () throws(LMDBError) in try cursor.deleteCurrent() }
         return try next()
     }
 

@@ -1,9 +1,10 @@
-import Glibc
-
 /// Record bytes by record key, inside one LMDB transaction of a `RecordStore`.
 /// Record keys are UTF-8 bytes of any length (see `StorageKey`); record bytes are
 /// opaque here. Values returned point into the map and stay valid until the
 /// transaction ends or writes.
+///
+/// The LMDB handles it holds are the storage layer's own: the other layers reach
+/// records through its methods, `RecordLookup` and `RecordWriteSession`.
 struct StoreTransaction {
     let txn: LMDBTransaction
     let records: LMDBDatabase
@@ -14,6 +15,20 @@ struct StoreTransaction {
     /// The pages of the file in use, as mapped; values LMDB returns from the map must
     /// lie inside (a damaged file could claim sizes past its end).
     let mapped: UnsafeRawBufferPointer?
+    /// Of a write transaction: raised when a call finds the map full.
+    let fullMap: FullMapSignal?
+
+    /// The library's error for a failed LMDB call of this transaction; notes a full map.
+    func failure(_ error: LMDBError) -> NormCacheError {
+        if error.status == .mapFull { fullMap?.isRaised = true }
+        return NormCacheError(error, path: path)
+    }
+
+    /// Runs LMDB calls, their failure mapped by `failure`.
+    @inline(__always)
+    func lmdb<T>(_ calls: () throws(LMDBError) -> T) throws(NormCacheError) -> T {
+        do throws(LMDBError) { return try calls() } catch { throw failure(error) }
+    }
 
     /// Checks that a value LMDB returned lies in the mapped pages or outside the map
     /// altogether (a page this write transaction changed lives in memory of its own).
@@ -25,107 +40,77 @@ struct StoreTransaction {
     }
 
     /// The stored bytes of the record `key`, or nil; found with `cursor` when given (a
-    /// reader's, kept for all its lookups).
+    /// `RecordLookup`'s, kept for all its lookups).
     func record(_ key: UnsafeRawBufferPointer, cursor: LMDBCursor? = nil) throws(NormCacheError) -> UnsafeRawBufferPointer? {
-        do {
-            guard key.count > StorageKey.directLimit else {
-                let value = try cursor.map { (cursor) throws(LMDBStatus) in try cursor.find(key) } ?? txn.get(records, key)
-                return try value.map { (value) throws(NormCacheError) in try checked(value, key) }
+        guard key.count > StorageKey.directLimit else {
+            let value = try lmdb { () throws(LMDBError) -> UnsafeRawBufferPointer? in
+                if let cursor { return try cursor.find(key) }
+                return try txn.get(records, key)
             }
-            let storedKey = StorageKey.longKey(for: key, salt: keySalt)
-            guard let found = try storedKey.withBytes({ stored throws(LMDBStatus) in try txn.get(records, stored) }) else { return nil }
-            let value = try checked(found, key)
-            guard let (tail, record) = StorageKey.splitLongValue(value) else { throw damaged(key) }
-            return tail.elementsEqual(key[StorageKey.directLimit...]) ? record : nil
-        } catch let error as NormCacheError {
-            throw error
-        } catch {
-            throw Self.error(error as? LMDBStatus ?? LMDBStatus(rawValue: EIO), "mdb_get", path: path)
+            return try value.map { (value) throws(NormCacheError) in try checked(value, key) }
         }
+        let storedKey = StorageKey.longKey(for: key, salt: keySalt)
+        guard let found = try lmdb({ () throws(LMDBError) in try storedKey.withBytes { (stored) throws(LMDBError) in try txn.get(records, stored) } }) else {
+            return nil
+        }
+        guard let (tail, record) = StorageKey.splitLongValue(try checked(found, key)) else { throw damaged(key) }
+        return tail.elementsEqual(key[StorageKey.directLimit...]) ? record : nil
     }
 
     /// Stores `record` as the bytes of the record `key`.
     func setRecord(_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) throws(NormCacheError) {
-        do {
-            guard key.count > StorageKey.directLimit else { return try txn.put(records, key, record) }
-            let storedKey = StorageKey.longKey(for: key, salt: keySalt)
-            try storedKey.withBytes { stored throws in
-                if let existing = try txn.get(records, stored) {
-                    guard let (tail, _) = StorageKey.splitLongValue(try checked(existing, key)) else { throw damaged(key) }
-                    guard tail.elementsEqual(key[StorageKey.directLimit...]) else {
-                        throw NormCacheError(.storage, "record key '\(Self.preview(key))' collides with a stored key of the same first \(StorageKey.directLimit) bytes and hash; it cannot be stored")
-                    }
-                }
-                try StorageKey.longValue(for: key, record: record).withBytes { value throws in
-                    try txn.put(records, stored, value)
-                }
+        guard key.count > StorageKey.directLimit else { return try lmdb { () throws(LMDBError) in try txn.put(records, key, record) } }
+        let storedKey = StorageKey.longKey(for: key, salt: keySalt)
+        try storedKey.withBytes { (stored) throws(NormCacheError) in
+            if let existing = try lmdb({ () throws(LMDBError) in try txn.get(records, stored) }) {
+                guard let (tail, _) = StorageKey.splitLongValue(try checked(existing, key)) else { throw damaged(key) }
+                guard tail.elementsEqual(key[StorageKey.directLimit...]) else { throw collision(key) }
             }
-        } catch let error as NormCacheError {
-            throw error
-        } catch {
-            throw Self.error(error as? LMDBStatus ?? LMDBStatus(rawValue: EIO), "mdb_put", path: path)
+            try StorageKey.longValue(for: key, record: record).withBytes { (value) throws(NormCacheError) in
+                try lmdb { () throws(LMDBError) in try txn.put(records, stored, value) }
+            }
         }
-    }
-
-    /// A cursor over the records for `record(_:cursor:)`, closed by `LMDBCursor.close`.
-    func readCursor() throws(NormCacheError) -> LMDBCursor {
-        do throws(LMDBStatus) { return try txn.cursor(records) } catch { throw Self.error(error, "mdb_cursor_open", path: path) }
     }
 
     /// Deletes the record `key`; returns false when there was none.
     func removeRecord(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> Bool {
-        guard key.count > StorageKey.directLimit else {
-            do throws(LMDBStatus) { return try txn.delete(records, key) } catch { throw Self.error(error, "mdb_del", path: path) }
-        }
+        guard key.count > StorageKey.directLimit else { return try lmdb { () throws(LMDBError) in try txn.delete(records, key) } }
         guard try record(key) != nil else { return false }
-        do throws(LMDBStatus) {
-            return try StorageKey.longKey(for: key, salt: keySalt).withBytes { stored throws(LMDBStatus) in try txn.delete(records, stored) }
-        } catch {
-            throw Self.error(error, "mdb_del", path: path)
+        return try lmdb { () throws(LMDBError) in
+            try StorageKey.longKey(for: key, salt: keySalt).withBytes { (stored) throws(LMDBError) in try txn.delete(records, stored) }
         }
     }
 
     /// Deletes every record.
     func removeAllRecords() throws(NormCacheError) {
-        do throws(LMDBStatus) { try txn.empty(records) } catch { throw Self.error(error, "mdb_drop", path: path) }
+        try lmdb { () throws(LMDBError) in try txn.empty(records) }
     }
 
     /// The number of records.
     func recordCount() throws(NormCacheError) -> Int {
-        do throws(LMDBStatus) { return try txn.count(records) } catch { throw Self.error(error, "mdb_stat", path: path) }
+        try lmdb { () throws(LMDBError) in try txn.count(records) }
+    }
+
+    /// A cursor over the records, closed by `LMDBCursor.close`.
+    func cursor() throws(NormCacheError) -> LMDBCursor {
+        try lmdb { () throws(LMDBError) in try txn.cursor(records) }
     }
 
     /// An error naming a damaged record.
     func damaged<Key: Collection>(_ key: Key) -> NormCacheError where Key.Element == UInt8 {
-        NormCacheError(.notACache, "the record '\(Self.preview(key))' in '\(path)' is damaged")
+        NormCacheError(.notACache, "the record '\(KeyBytes.preview(key))' in '\(path)' is damaged")
     }
 
-    /// A record key for messages, cut short when long.
-    static func preview<Key: Collection>(_ key: Key) -> String where Key.Element == UInt8 {
-        let shown = String(decoding: key.prefix(80), as: UTF8.self)
-        return key.count > 80 ? "\(shown)… (\(key.count) bytes)" : shown
-    }
-
-    /// The error for an LMDB failure during `operation`. A full map becomes the
-    /// store-internal `.mapFull`, which `RecordStore.write` handles by growing the map.
-    static func error(_ status: LMDBStatus, _ operation: String, path: String) -> NormCacheError {
-        switch status {
-        case .mapFull:
-            return NormCacheError(.mapFull, "the map of '\(path)' is full")
-        case .corrupted, .pageNotFound, .panic, .invalid, .versionMismatch, .incompatible:
-            return NormCacheError(.notACache, "'\(path)' is damaged: \(operation) failed: \(status.text)")
-        case .readersFull:
-            return NormCacheError(.storage, "\(operation) on '\(path)' failed: all reader slots are in use (raise max_readers): \(status.text)")
-        case LMDBStatus(rawValue: ENOSPC):
-            return NormCacheError(.storage, "\(operation) on '\(path)' failed: the disk is full")
-        default:
-            return NormCacheError(.storage, "\(operation) on '\(path)' failed: \(status.text)")
-        }
+    /// The error for a long record key that cannot be stored because another key has
+    /// the same first bytes and hash.
+    func collision(_ key: UnsafeRawBufferPointer) -> NormCacheError {
+        NormCacheError(.storage, "record key '\(KeyBytes.preview(key))' collides with a stored key of the same first \(StorageKey.directLimit) bytes and hash; it cannot be stored")
     }
 }
 
-extension NormCacheError.Code {
-    /// Internal to the storage layer: the map is full and the write is retried after
-    /// growing it. It never leaves `SharedEnvironment`.
-    static let mapFull = NormCacheError.Code(rawValue: Int32.min)
+/// Raised by a write transaction's failing call when the map is full: the write is then
+/// run again in a grown map (see `SharedEnvironment.write`) instead of failing.
+final class FullMapSignal {
+    /// Whether a call found the map full.
+    var isRaised = false
 }

@@ -1,0 +1,57 @@
+/// Merges batches of records into the store, the counterpart of `Reader`: one write
+/// transaction per batch, its records in key order through one `RecordWriteSession`. A
+/// new record is encoded straight into the room storage reserves for it; a stored one
+/// is merged field by field (a field written again replaces the stored one, the others
+/// stay) and rewritten only when something changed. On any error nothing is written.
+struct Writer {
+    /// The store written to.
+    let store: RecordStore
+    /// Encodes the records, stamping each field with the time of the write.
+    let encoder: RecordEncoder
+
+    /// Merges `batch` in one transaction; returns the changed fields as
+    /// `recordKey.fieldKey` strings in input order (none when not `reportingChanges`).
+    func merge(_ batch: borrowing RecordBatch, reportingChanges: Bool) throws(NormCacheError) -> [String] {
+        let order = batch.recordsInKeyOrder()
+        let changes = try store.write(reserving: batch.byteCount) { (txn) throws(NormCacheError) -> [Change] in
+            var changes: [Change] = []
+            var merged = ByteBuffer()
+            var session = try RecordWriteSession(txn)
+            for recordIndex in order {
+                let record = batch.records[Int(recordIndex)]
+                let key = batch.key(of: Int(recordIndex))
+                let fields = batch.fields.elements(Int(record.first)..<Int(record.first + record.count))
+                let size = encoder.size(of: fields)
+                try RecordEncoder.check(size: size, key: key)
+                switch try session.place(key, reserving: size) {
+                case .reserved(let room):
+                    encoder.write(fields, of: batch, to: room)
+                    if reportingChanges {
+                        for field in 0..<fields.count { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
+                    }
+                case .existing(let stored):
+                    CacheLines.prefetch(stored)
+                    guard let view = RecordView(stored) else { throw txn.damaged(key) }
+                    let rewrite = try encoder.merge(view, fields, of: batch, into: &merged, key: key) { field in
+                        if reportingChanges { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
+                    }
+                    if rewrite { try session.replace(key, with: merged.bytes) }
+                }
+            }
+            return changes
+        }
+        guard reportingChanges else { return [] }
+        return changes.sorted { $0.order < $1.order }.map { change in
+            let field = batch.fields[Int(change.field)]
+            return String(decoding: batch.key(of: Int(change.record)), as: UTF8.self) + "." + String(decoding: field.keyBytes, as: UTF8.self)
+        }
+    }
+
+    /// A field a write changed: its place in the input, its record and its index in the
+    /// batch's fields.
+    private struct Change {
+        var order: UInt32
+        var record: Int32
+        var field: UInt32
+    }
+}
