@@ -40,10 +40,23 @@ let package = Package(
         // Where the test targets find the repository's own test data and the external
         // corpora (../shared/testdata), and when a missing corpus skips or fails.
         .target(name: "ExternalCorpora", path: "Tests/ExternalCorpora"),
-        .testTarget(name: "NormCacheTests", dependencies: ["NormCache", "CNormCache", "CNormCacheHeader", "CLMDB", "ExternalCorpora"]),
+        // What the test targets share: a cache of its own for each test (TestCache).
+        .target(name: "TestSupport", dependencies: ["NormCache"], path: "Tests/TestSupport"),
+        .testTarget(name: "NormCacheTests", dependencies: ["NormCache", "CNormCache", "CNormCacheHeader", "CLMDB", "ExternalCorpora", "TestSupport"]),
+        // The thread tests, apart, so that the ThreadSanitizer run can build them alone.
+        .testTarget(name: "NormCacheThreadTests", dependencies: ["NormCache", "TestSupport"]),
         .testTarget(
             name: "GraphQLOracleTests",
             dependencies: ["NormCache", "ExternalCorpora", .product(name: "GraphQL", package: "GraphQL")]
         ),
     ]
 )
+
+// NORMCACHE_TEST_TARGET=<name> makes that test target the package's only one, so that the
+// test binary holds its suites alone. The ThreadSanitizer run of scripts/test-sanitizers
+// sets it to NormCacheThreadTests: Swift Testing names every suite in the binary while it
+// gathers the tests, whatever `--filter` says, and once the Swift runtime's type-name cache
+// grows it frees memory that ThreadSanitizer never saw allocated.
+if let onlyTestTarget = Context.environment["NORMCACHE_TEST_TARGET"] {
+    package.targets.removeAll { $0.type == .test && $0.name != onlyTestTarget }
+}

@@ -2,6 +2,7 @@ import CNormCache
 import CNormCacheHeader
 import Glibc
 import NormCache
+import TestSupport
 import Testing
 
 /// The C interface called as C would call it: handles, status codes, thread-local

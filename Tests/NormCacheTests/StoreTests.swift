@@ -1,9 +1,10 @@
 import Glibc
+import TestSupport
 import Testing
 @testable import NormCache
 
 /// The cache file: opening, options, stats, map growth, read-only, files that are
-/// not caches, and sharing between handles and threads.
+/// not caches, and sharing between handles (between threads: NormCacheThreadTests).
 @Suite struct StoreTests {
     @Test func statsDescribeTheCache() throws {
         let test = try TestCache()
@@ -228,38 +229,5 @@ import Testing
         }
         reader.close()
         test.cache = try test.reopen()
-    }
-
-    @Test func threadsShareOneCache() throws {
-        let test = try TestCache()
-        let cache = test.cache
-        let failures = Counter(start: 0)
-        let lock = Mutex()
-        // Each writer moves value between two fields of one record in one write, so
-        // every read must see the sum intact; readers check that invariant.
-        _ = try cache.put(json: #"{"Bank:1": {"a": 100, "b": 0}}"#)
-        let work: [@Sendable () -> Void] = (0..<8).map { worker in
-            {
-                for step in 0..<200 {
-                    do {
-                        if worker < 4 {
-                            let a = (worker * 200 + step) % 101
-                            _ = try cache.put(json: "{\"Bank:1\": {\"a\": \(a), \"b\": \(100 - a)}, \"W\(worker):\(step)\": {\"s\": \(step)}}")
-                        } else {
-                            guard let record = try cache.record("Bank:1") else { throw NormCacheError(.storage, "missing") }
-                            let numbers = record.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
-                            if numbers.count != 2 || numbers[0] + numbers[1] != 100 { throw NormCacheError(.storage, record) }
-                        }
-                    } catch {
-                        lock.withLock { failures.value += 1 }
-                    }
-                }
-            }
-        }
-        runOnThreads(work)
-        #expect(failures.value == 0)
-        for worker in 0..<4 {
-            #expect(try cache.keys(withPrefix: "W\(worker):").count == 200)
-        }
     }
 }
