@@ -5,7 +5,9 @@ import Testing
 /// Leaves of a response: the common ones (numbers, plain strings, lists of them) are
 /// encoded while members are matched, the rest on the full path. Both must store the
 /// same bytes and refuse the same responses with the same messages.
-extension NormalizeTests {
+@Suite struct LeafEncodingTests {
+    /// Leaves of every kind: a non-null list of non-null strings, scalars, nested and
+    /// nullable lists, and a custom scalar.
     static let leafSchema = """
     type Query { tags: [String!]! one: String count: Int grid: [[Int]] any: JSON maybe: [String] }
     scalar JSON

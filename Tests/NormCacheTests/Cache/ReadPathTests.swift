@@ -5,7 +5,7 @@ import Testing
 /// The reader's shortcuts: fields looked for where the last record of a shape had
 /// them, records met before found again, strings and numbers written straight. Each
 /// must give what the plain lookups give.
-extension ReadTests {
+@Suite struct ReadPathTests {
     @Test func recordsOfOneTypeWithDifferentFieldsReadRight() throws {
         let test = try TestCache()
         // The same type with fields before, between and after the selected ones, and some missing.

@@ -2,7 +2,7 @@ import Testing
 
 // JSON conformance cases written for normcache: one or more for each rule of RFC 8259
 // that JSONTestSuite checks (structure, literals, numbers, strings, whitespace), with
-// the exact answer normcache gives. `JSONConformanceTests.swift` runs them through the paths a
+// the exact answer normcache gives. `JSONConformanceTests` runs them through the paths a
 // user takes; nesting and duplicate keys, which depend on the enclosing document, have
 // tests of their own there.
 

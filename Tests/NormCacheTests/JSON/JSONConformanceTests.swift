@@ -10,10 +10,7 @@ import Testing
 /// `CompactJSON`, an oracle apart from the scanner, must give too); a refused text gives
 /// a JSON error at the case's byte offset, with its words, alone and inside a record or
 /// a response, and nothing is written. Nesting and duplicate keys have tests of their own.
-/// They extend the scanner's suite rather than make one more: the ThreadSanitizer run of
-/// scripts/test-sanitizers cannot survive the Swift runtime's type-name cache growing
-/// past the suites it names today.
-extension JSONScannerTests {
+@Suite struct JSONConformanceTests {
     /// What comes before a text put as the value of field `v` of record `J:1`.
     static let recordPrefix = Array(#"{"J:1": {"v": "#.utf8)
     /// What comes before a text written as the custom scalar `v` of a response.

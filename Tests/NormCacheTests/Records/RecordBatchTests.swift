@@ -5,7 +5,7 @@ import Testing
 /// The write batch: records given again merge as they come (a few fields) or once at
 /// the end (many), later values win, fields keep the input place of their first
 /// appearance; records reach the store in key order, appended past its last key.
-extension MergeTests {
+@Suite struct RecordBatchTests {
     @Test func aRecordGivenManyTimesWithEverMoreFieldsMergesOnce() throws {
         let test = try TestCache()
         // 200 appearances of A:1, each with a field of its own and x again: past the

@@ -3,7 +3,7 @@ import Testing
 @testable import NormCache
 
 /// The byte-level helpers of the hot paths, against plain Swift.
-extension StoreTests {
+@Suite struct SupportTests {
     @Test func keyOrderAndEqualityAgreeWithByteComparison() {
         // Every length up to 20, differing at every place, and proper prefixes.
         for length in 0...20 {
