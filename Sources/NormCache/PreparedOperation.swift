@@ -47,62 +47,18 @@ public final class PreparedOperation: Sendable {
         }
     }
 
-    /// Prepares the operation `name` (nil: the only one) of `source`; in a document
-    /// without operations, the fragment `name` (nil: the only one).
+    /// Prepares the operation `operationName` (nil: the only one) of `source`; in a
+    /// document without operations, the fragment `operationName` (nil: the only one).
     init(source: [UInt8], operationName: String?, schema: Schema?, keyRules: KeyRules) throws(NormCacheError) {
-        let document = try GraphQLParser.parseExecutable(source)
-        let hasOperations = document.definitions.contains { if case .operation = $0 { return true } else { return false } }
-        let operation: OperationDefinition
-        if hasOperations {
-            operation = try DocumentValidation.operation(named: operationName, in: document)
-            try DocumentValidation.validate(document, schema: schema)
-            root = .operation(operation.kind)
-            rootType = schema?.rootTypes[operation.kind] ?? Self.defaultRootTypes[operation.kind] ?? "Query"
-            name = operation.name
-            variableDefinitions = operation.variables
-        } else {
-            let fragment = try Self.fragment(named: operationName, in: document)
-            try DocumentValidation.validate(document, schema: schema, rootFragment: fragment.name)
-            operation = OperationDefinition(kind: .query, name: nil, variables: [], directives: [],
-                                            selections: [.fragmentSpread(FragmentSpread(name: fragment.name, directives: [],
-                                                                                        location: fragment.location))],
-                                            location: fragment.location)
-            root = .fragment(typeCondition: fragment.typeCondition)
-            rootType = fragment.typeCondition
-            name = fragment.name
-            variableDefinitions = []
-        }
-        let sent = NetworkDocument.complete(document, operation: operation, schema: schema, keyRules: keyRules)
-        var fragments: [String: FragmentDefinition] = [:]
-        for fragment in sent.fragments { fragments[fragment.name] = fragment }
-        var planner = SelectionPlanner(schema: schema, fragments: fragments)
-        plan = try planner.plan(sent.operation.selections, parentType: rootType)
+        let compiled = try OperationCompiler(schema: schema, keyRules: keyRules).compile(source, operationName: operationName)
+        name = compiled.name
+        document = compiled.document
+        root = compiled.root
+        rootType = compiled.rootType
+        plan = compiled.plan
+        variableDefinitions = compiled.variableDefinitions
         self.schema = schema
         self.keyRules = keyRules
-        if hasOperations {
-            self.document = GraphQLPrinter.print(sent.operation, fragments: sent.fragments)
-        } else {
-            self.document = sent.fragments.map(GraphQLPrinter.print).joined(separator: "\n\n")
-        }
-    }
-
-    private static let defaultRootTypes: [OperationKind: String] = [.query: "Query", .mutation: "Mutation", .subscription: "Subscription"]
-
-    /// The fragment `name` of a document without operations, or its only fragment.
-    private static func fragment(named name: String?, in document: GraphQLDocument) throws(NormCacheError) -> FragmentDefinition {
-        let fragments = document.definitions.compactMap { definition -> FragmentDefinition? in
-            if case .fragment(let fragment) = definition { return fragment } else { return nil }
-        }
-        if let name {
-            guard let fragment = fragments.first(where: { $0.name == name }) else {
-                throw NormCacheError(.document, "no operation or fragment named '\(name)' in the document (it has: \(fragments.map(\.name).joined(separator: ", ")))")
-            }
-            return fragment
-        }
-        guard fragments.count == 1 else {
-            throw NormCacheError(.document, "the document has \(fragments.count) fragments and no operation; name the fragment to use (\(fragments.map(\.name).joined(separator: ", ")))")
-        }
-        return fragments[0]
     }
 
     /// The context of one call with `variables` (JSON; empty for none).
