@@ -8,6 +8,10 @@ let exportsOnlyTheCInterface: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/CNormCache/exports.map"]),
 ]
 
+/// Storage fault injection (`StorageFaults`) in debug builds, which the tests are; never
+/// in release builds.
+let faultInjection: [SwiftSetting] = [.define("NORMCACHE_FAULT_INJECTION", .when(configuration: .debug))]
+
 let package = Package(
     name: "normcache",
     products: [
@@ -29,7 +33,7 @@ let package = Package(
         .systemLibrary(name: "CNormCacheHeader", path: "include"),
         // The CPU's prefetch hint, as a static inline C function.
         .systemLibrary(name: "CPrefetch"),
-        .target(name: "NormCache", dependencies: ["CLMDB", "CPrefetch"]),
+        .target(name: "NormCache", dependencies: ["CLMDB", "CPrefetch"], swiftSettings: faultInjection),
         .target(
             name: "CNormCache",
             dependencies: ["NormCache", "CNormCacheHeader"],
@@ -42,7 +46,11 @@ let package = Package(
         .target(name: "ExternalCorpora", path: "Tests/ExternalCorpora"),
         // What the test targets share: a cache of its own for each test (TestCache).
         .target(name: "TestSupport", dependencies: ["NormCache"], path: "Tests/TestSupport"),
-        .testTarget(name: "NormCacheTests", dependencies: ["NormCache", "CNormCache", "CNormCacheHeader", "CLMDB", "ExternalCorpora", "TestSupport"]),
+        .testTarget(
+            name: "NormCacheTests",
+            dependencies: ["NormCache", "CNormCache", "CNormCacheHeader", "CLMDB", "ExternalCorpora", "TestSupport"],
+            swiftSettings: faultInjection
+        ),
         // The thread tests, apart, so that the ThreadSanitizer run can build them alone.
         .testTarget(name: "NormCacheThreadTests", dependencies: ["NormCache", "TestSupport"]),
         .testTarget(

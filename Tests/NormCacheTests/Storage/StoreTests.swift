@@ -1,3 +1,4 @@
+import CLMDB
 import Glibc
 import TestSupport
 import Testing
@@ -150,11 +151,7 @@ import Testing
         }
         // A plain LMDB file with data of its own in the main database.
         let plain = test.directory + "/plain.mdb"
-        let env = try LMDBEnvironment(path: plain, flags: [.noSubdirectory], mapSize: 1 << 20, maxReaders: 8, maxDatabases: 0)
-        let txn = try env.begin(readOnly: false)
-        let main = try txn.open(database: nil, create: false)
-        try Array("k".utf8).withBytes { (key) throws(LMDBStatus) in try Array("v".utf8).withBytes { (value) throws(LMDBStatus) in try txn.put(main, key, value) } }
-        try txn.commit()
+        try Self.lmdbPut(plain, database: nil, key: "k", value: Array("v".utf8))
         #expect(throws: NormCacheError(.notACache, "'\(plain)' is not a normcache cache: an LMDB file without normcache's meta database")) {
             try NormalizedCache(path: plain)
         }
@@ -163,13 +160,40 @@ import Testing
     }
 
     static func rewriteFormat(_ path: String, to version: UInt32) throws {
-        let env = try LMDBEnvironment(path: path, flags: [.noSubdirectory], mapSize: 1 << 20, maxReaders: 8, maxDatabases: 4)
-        let txn = try env.begin(readOnly: false)
-        let meta = try txn.open(database: "meta", create: false)
         var value: [UInt8] = []
         value.appendUInt32(version)
-        try Array("format".utf8).withBytes { (key) throws(LMDBStatus) in try value.withBytes { (bytes) throws(LMDBStatus) in try txn.put(meta, key, bytes) } }
-        try txn.commit()
+        try lmdbPut(path, database: "meta", key: "format", value: value)
+    }
+
+    /// Stores `value` under `key` in the database `database` (nil: the main one) of the
+    /// LMDB file at `path` with liblmdb itself, as a program that is not normcache would.
+    static func lmdbPut(_ path: String, database: String?, key: String, value: [UInt8]) throws {
+        func check(_ code: Int32, _ call: String) throws {
+            guard code == 0 else { throw NormCacheError(.storage, "\(call) on \(path): \(String(cString: mdb_strerror(code)))") }
+        }
+        var env: OpaquePointer?
+        try check(mdb_env_create(&env), "mdb_env_create")
+        defer { mdb_env_close(env) }
+        try check(mdb_env_set_maxdbs(env, 4), "mdb_env_set_maxdbs")
+        try check(mdb_env_open(env, path, UInt32(MDB_NOSUBDIR), 0o644), "mdb_env_open")
+        var txn: OpaquePointer?
+        try check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin")
+        var dbi: MDB_dbi = 0
+        var keyBytes = Array(key.utf8), valueBytes = value
+        let code = keyBytes.withUnsafeMutableBytes { keyBuffer in
+            valueBytes.withUnsafeMutableBytes { valueBuffer in
+                var mdbKey = MDB_val(mv_size: keyBuffer.count, mv_data: keyBuffer.baseAddress)
+                var mdbValue = MDB_val(mv_size: valueBuffer.count, mv_data: valueBuffer.baseAddress)
+                let opened = mdb_dbi_open(txn, database, 0, &dbi)
+                return opened != 0 ? opened : mdb_put(txn, dbi, &mdbKey, &mdbValue, 0)
+            }
+        }
+        guard code == 0 else {
+            mdb_txn_abort(txn)
+            try check(code, "mdb_put")
+            return
+        }
+        try check(mdb_txn_commit(txn), "mdb_txn_commit")
     }
 
     static func write(_ path: String, _ bytes: [UInt8]) throws {
