@@ -9,7 +9,15 @@ public enum ReadResult: Equatable, Sendable {
 }
 
 /// One step of a response path: a response key or a list index.
-public enum ResponsePathSegment: Equatable, Hashable, Sendable {
+public enum ResponsePathSegment: Equatable, Hashable, Sendable, CustomStringConvertible {
     case key(String)
     case index(Int)
+
+    /// The response key, or the index in decimal.
+    public var description: String {
+        switch self {
+        case .key(let key): key
+        case .index(let index): String(index)
+        }
+    }
 }

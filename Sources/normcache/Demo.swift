@@ -71,7 +71,9 @@ struct Demo {
         case .data(let data):
             print("read post(id: 1) through its field policy: \(String(decoding: data, as: UTF8.self))")
         case .miss(let missing, let partial):
-            print("read post(id: 1) through its field policy, a miss: \(String(decoding: JSONEncoding.miss(missing, partialData: partial), as: UTF8.self))")
+            let paths = missing.map { $0.map(\.description).joined(separator: ".") }
+            let data = partial.map { String(decoding: $0, as: UTF8.self) } ?? "null"
+            print("read post(id: 1) through its field policy, a miss: missing \(paths), partial data \(data)")
         }
     }
 

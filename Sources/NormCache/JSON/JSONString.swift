@@ -1,5 +1,5 @@
 /// Escaping and unescaping of JSON string contents, on UTF-8 bytes.
-enum JSONString {
+package enum JSONString {
     /// The value of one hex digit, or nil.
     static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
@@ -74,7 +74,7 @@ enum JSONString {
 
     /// Appends `"contents"` to `out`, escaping `"`, `\` and control characters; every
     /// other byte (valid UTF-8 by construction) is copied as it is.
-    static func appendQuoted<Bytes: Collection>(_ contents: Bytes, to out: inout [UInt8]) where Bytes.Element == UInt8 {
+    package static func appendQuoted<Bytes: Collection>(_ contents: Bytes, to out: inout [UInt8]) where Bytes.Element == UInt8 {
         out.append(UInt8(ascii: "\""))
         // Most text needs no escape: copied in one piece.
         if !contents.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
