@@ -1,3 +1,5 @@
+import Glibc
+
 /// GraphQL operations: schema and key rules, prepare, normalize, write and read.
 extension NormalizedCache {
     /// Loads a schema from SDL, with Apollo's `@typePolicy` and `@fieldPolicy`
@@ -30,7 +32,19 @@ extension NormalizedCache {
     /// `data` (or with `data: null`) gives `{}`.
     public static func normalize(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
                                  response: UnsafeRawBufferPointer) throws(NormCacheError) -> [UInt8] {
-        try normalized(operation, variables: variables, response: response) { batch in batch.json() }
+        let (block, count) = try normalizeBlock(operation, variables: variables, response: response)
+        defer { free(block) }
+        return Array(UnsafeRawBufferPointer(start: block, count: count))
+    }
+
+    /// `normalize` as the C interface hands it over: one malloc'd, NUL-terminated block
+    /// that the caller releases with `free`.
+    package static func normalizeBlock(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
+                                       response: UnsafeRawBufferPointer) throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int) {
+        try normalized(operation, variables: variables, response: response) { (batch) throws(NormCacheError) in
+            let json = try batch.json()
+            return (json.start, json.count)
+        }
     }
 
     /// Normalizes a response and merges its records in one transaction; returns the
@@ -74,23 +88,25 @@ extension NormalizedCache {
 
     private func read(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer,
                       partial: Bool) throws(NormCacheError) -> ReadResult {
-        try read(operation, at: key, variables: variables) { (reader) -> ReadResult in
+        try read(operation, at: key, variables: variables) { (reader) throws(NormCacheError) -> ReadResult in
             guard !reader.missing.isEmpty else { return .data(reader.out.array) }
             return .miss(missing: reader.missing, partialData: partial ? reader.out.array : nil)
         }
     }
 
     /// Reads the object at record `key` through `operation` and hands the reader that
-    /// did it to `finish`, inside the read transaction.
+    /// did it to `finish`, inside the read transaction; throws `.outOfMemory` when the
+    /// data read could not be held.
     private func read<R>(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer,
-                         _ finish: (inout Reader) -> R) throws(NormCacheError) -> R {
+                         _ finish: (inout Reader) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         let context = try operation.context(variables: variables)
         let isOperation = operation.rootKey != nil
         return try store.read { (txn) throws(NormCacheError) -> R in
             var reader = Reader(context: context, txn: txn, expectedBytes: operation.outputSizeHint)
             try reader.read(rootKey: key, rootType: operation.rootType, plan: operation.plan, isOperationRoot: isOperation)
+            try reader.out.check(while: "writing the data of a read")
             operation.outputSizeHint = reader.out.count
-            return finish(&reader)
+            return try finish(&reader)
         }
     }
 
@@ -107,14 +123,14 @@ extension NormalizedCache {
         } else {
             key = try Self.rootKey(of: operation)
         }
-        return try read(operation, at: key, variables: variables) { (reader) in
+        return try read(operation, at: key, variables: variables) { (reader) throws(NormCacheError) in
             guard !reader.missing.isEmpty else {
-                let output = reader.out.takeAll().takeBlock()
+                let output = try reader.out.takeAll().takeBlock(while: "writing the data of a read")
                 return (output.start, output.count, false)
             }
             var miss = ByteBuffer()
             miss.appendMiss(reader.missing, partialData: partial ? reader.out.bytes : nil)
-            let output = miss.takeBlock()
+            let output = try miss.takeBlock(while: "writing the misses of a read")
             return (output.start, output.count, true)
         }
     }

@@ -71,7 +71,7 @@ struct Normalizer: ~Copyable {
         paths.append(contentsOf: rootKey.utf8)
         try object(data, plan: Unmanaged.passUnretained(plan), declaredType: context.shapes.typeID(rootType), via: nil,
                    root: isOperationRoot ? .operation : .fragment)
-        batch.finish()
+        try batch.finish()
     }
 
     /// Where an object stands: below a field, or at the root of an operation's data (typed
@@ -95,7 +95,7 @@ struct Normalizer: ~Copyable {
             guard response.tokens[typenameMember].kind == .string else {
                 throw error(then: .key("__typename"), "__typename must be a string, found \(response.tokens[typenameMember].kind)")
             }
-            typename = stringBytes(typenameMember, into: &unescaped)
+            typename = try stringBytes(typenameMember, into: &unescaped)
         } else {
             typename = context.shapes.fallbackTypename(declaredType, rootTyped: root == .operation, schema: context.schema)
         }
@@ -109,6 +109,7 @@ struct Normalizer: ~Copyable {
         if typenameMember != nil, root != .operation, shape.isImpossible, let typename {
             throw error(then: .key("__typename"), "'\(String(decoding: typename, as: UTF8.self))' is not a possible type of \(context.shapes.typeNames[Int(declaredType)])")
         }
+        try slots.reserve(shape.fields.count, while: "normalizing an object")
         let frame = slots.append(count: shape.fields.count, filling: Slot(token: -1, start: -1, end: -1))
         defer { slots.truncate(to: frame) }
         matchMembers(of: index, to: shape, frame: frame)
@@ -125,13 +126,14 @@ struct Normalizer: ~Copyable {
             if keyed.byRule { keyRule = shape.keyRule }
             if keyed.byRule || keyed.byResolver { pathStart = pathMark }
         }
+        try paths.check(while: "writing the keys of the records")
         let keyStart = pathStart, keyEnd = paths.count
-        batch.prepareToAdd(key: UnsafeRawBufferPointer(start: paths.start.unsafelyUnwrapped + keyStart, count: keyEnd - keyStart))
+        batch.prepareToAdd(key: UnsafeRawBufferPointer(start: paths.start.assumedPresent + keyStart, count: keyEnd - keyStart))
 
         // The fields, objects below first.
         let scratchMark = scratch.count
         for fieldIndex in 0..<shape.fields.count {
-            let field = shape.fields.baseAddress.unsafelyUnwrapped + fieldIndex
+            let field = shape.fields.baseAddress.assumedPresent + fieldIndex
             let token = slots[frame + fieldIndex].token
             // A leaf `matchMembers` encoded already.
             if slots[frame + fieldIndex].start >= 0 { continue }
@@ -172,12 +174,14 @@ struct Normalizer: ~Copyable {
         }
 
         // The record, fields in storage-key order.
+        try scratch.check(while: "encoding the values of the records")
+        try paths.check(while: "writing the keys of the records")
         let runStart = batch.runStart
         let firstOrder = batch.takeOrders(shape.fields.count + extras.count)
         for fieldIndex in shape.storageOrder {
             let slot = slots[frame + Int(fieldIndex)]
             guard slot.token >= 0 else { continue }
-            let field = shape.fields.baseAddress.unsafelyUnwrapped + Int(fieldIndex)
+            let field = shape.fields.baseAddress.assumedPresent + Int(fieldIndex)
             if field.pointee.plan == nil {
                 try batch.appendField(key: field.pointee.storageKey, values: slot.start..<slot.end, order: firstOrder + UInt32(fieldIndex))
             } else {
@@ -186,10 +190,10 @@ struct Normalizer: ~Copyable {
             }
         }
         for (position, extra) in extras.enumerated() {
-            try batch.appendField(key: keyRule.unsafelyUnwrapped.keyFields[extra.keyField], copying: scratchBytes(extra.start, extra.end),
+            try batch.appendField(key: keyRule.assumedPresent.keyFields[extra.keyField], copying: scratchBytes(extra.start, extra.end),
                                   order: firstOrder + UInt32(shape.fields.count + position))
         }
-        let key = UnsafeRawBufferPointer(start: paths.start.unsafelyUnwrapped + keyStart, count: keyEnd - keyStart)
+        let key = UnsafeRawBufferPointer(start: paths.start.assumedPresent + keyStart, count: keyEnd - keyStart)
         try batch.addRecord(key: key, runFrom: runStart, sorted: !shape.hasSharedStorageKeys && extras.isEmpty)
         scratch.truncate(to: scratchMark)
         if root == .field {
@@ -232,7 +236,7 @@ struct Normalizer: ~Copyable {
             let (steps, shapes) = (path.elements(0..<path.count), context.shapes)
             try FieldValue.endContainer(bodyStart: bodyStart, in: &scratch, context: "response path \(shapes.responsePath(steps))")
         case .object:
-            try object(index, plan: field.pointee.plan.unsafelyUnwrapped, declaredType: field.pointee.namedType, via: field)
+            try object(index, plan: field.pointee.plan.assumedPresent, declaredType: field.pointee.namedType, via: field)
         default:
             throw error("expected an object, found \(token.kind)")
         }
@@ -325,7 +329,7 @@ struct Normalizer: ~Copyable {
             switch response.tokens[value].kind {
             case .string:
                 var unescaped = ByteBuffer()
-                paths.appendKeyPart(stringBytes(value, into: &unescaped))
+                paths.appendKeyPart(try stringBytes(value, into: &unescaped))
             case .number:
                 paths.append(response.rawText(value))
             default:
@@ -366,7 +370,7 @@ struct Normalizer: ~Copyable {
             let valueToken = keyToken + 1
             defer { keyToken = Int(response.tokens[valueToken].end) }
             var found = -1
-            let fields = shape.fields.baseAddress.unsafelyUnwrapped
+            let fields = shape.fields.baseAddress.assumedPresent
             if expected < count, keyEquals(keyToken, fields[expected].responseKey) {
                 found = expected
             } else {
@@ -417,14 +421,16 @@ struct Normalizer: ~Copyable {
     }
 
     /// The decoded bytes of the string token `index`: in place, or unescaped into `buffer`.
-    private func stringBytes(_ index: Int, into buffer: inout ByteBuffer) -> UnsafeRawBufferPointer {
+    private func stringBytes(_ index: Int, into buffer: inout ByteBuffer) throws(NormCacheError) -> UnsafeRawBufferPointer {
         guard response.tokens[index].hasEscapes else { return response.rawText(index) }
         buffer.append(contentsOf: response.stringBytes(index))
+        try buffer.check(while: "unescaping a string of the response")
         return buffer.bytes
     }
 
     private func scratchBytes(_ start: Int, _ end: Int) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: scratch.start.map { $0 + start }, count: end - start)
+        internalCheck(start >= 0 && start <= end && end <= scratch.count, "scratch bytes \(start)..<\(end) outside 0..<\(scratch.count)")
+        return UnsafeRawBufferPointer(start: scratch.start.map { $0 + start }, count: end - start)
     }
 
     // MARK: Errors
@@ -439,7 +445,7 @@ struct Normalizer: ~Copyable {
 
     /// The type of a field's value at `level` lists in, as GraphQL writes it.
     private static func describe(_ shape: ObjectShape, _ field: UnsafeMutablePointer<ObjectShape.Field>, level: Int) -> String {
-        var type = shape.collected[field - shape.fields.baseAddress.unsafelyUnwrapped].field.type
+        var type = shape.collected[field - shape.fields.baseAddress.assumedPresent].field.type
         for _ in 0..<level {
             if case .nonNull(let inner)? = type { type = inner }
             if case .list(let inner)? = type { type = inner }
@@ -465,7 +471,7 @@ extension ByteBuffer {
             digits += 1
             rest /= 10
         }
-        let out = reserve(digits)
+        guard let out = reserve(digits) else { return }
         rest = value
         for position in stride(from: digits - 1, through: 0, by: -1) {
             out.storeBytes(of: UInt8(ascii: "0") + UInt8(rest % 10), toByteOffset: position, as: UInt8.self)

@@ -5,9 +5,9 @@ import Glibc
 /// B-tree search. Keys and records point into the read transaction's memory map, so
 /// the cache lives no longer than its transaction.
 ///
-/// An open-addressing table that doubles up to `maximumSlots`; past that it stops
-/// taking records (lookups still answer), so a read of millions of records holds a few
-/// megabytes at most.
+/// An open-addressing table that doubles up to `maximumSlots`; past that, or when
+/// memory for more slots cannot be had, it stops taking records (lookups still answer),
+/// so a read of millions of records holds a few megabytes at most.
 struct RecordCache: ~Copyable {
     private struct Slot {
         var key: UnsafeRawPointer?
@@ -25,11 +25,11 @@ struct RecordCache: ~Copyable {
     /// The record found under `key` earlier in the read, if any.
     @inline(__always)
     func record(_ key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        guard let slots = table.base else { return nil }
+        guard !table.isEmpty else { return nil }
         let mask = table.mask
         var index = Int(truncatingIfNeeded: KeyBytes.hash(key, seed: table.seed)) & mask
-        while let stored = slots[index].key {
-            if KeyBytes.equal(UnsafeRawBufferPointer(start: stored, count: slots[index].keyCount), key) { return slots[index].record }
+        while let stored = table[index].key {
+            if KeyBytes.equal(UnsafeRawBufferPointer(start: stored, count: table[index].keyCount), key) { return table[index].record }
             index = (index &+ 1) & mask
         }
         return nil
@@ -40,25 +40,29 @@ struct RecordCache: ~Copyable {
     mutating func insert(_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) {
         guard let keyStart = key.baseAddress else { return }
         if table.isFull {
-            guard table.count < Self.maximumSlots else { return }
-            grow()
+            guard table.count < Self.maximumSlots, grow() else { return }
         }
         place(Slot(key: keyStart, keyCount: key.count, record: record))
         table.used += 1
     }
 
     private mutating func place(_ slot: Slot) {
-        let slots = table.base.unsafelyUnwrapped, mask = table.mask
+        let mask = table.mask
         let key = UnsafeRawBufferPointer(start: slot.key, count: slot.keyCount)
         var index = Int(truncatingIfNeeded: KeyBytes.hash(key, seed: table.seed)) & mask
-        while slots[index].key != nil { index = (index &+ 1) & mask }
-        slots[index] = slot
+        while table[index].key != nil { index = (index &+ 1) & mask }
+        table[index] = slot
     }
 
-    private mutating func grow() {
+    /// Doubles the table; false when its slots cannot be had (the table stays as it was).
+    private mutating func grow() -> Bool {
         let empty = Slot(key: nil, keyCount: 0, record: UnsafeRawBufferPointer(start: nil, count: 0))
-        guard let (old, oldCount) = table.double(minimum: 256, empty: empty) else { return }
-        for index in 0..<oldCount where old[index].key != nil { place(old[index]) }
-        old.deallocate()
+        let old: UnsafeMutableBufferPointer<Slot>?
+        do { old = try table.double(minimum: 256, empty: empty) } catch { return false }
+        if let old {
+            for slot in old where slot.key != nil { place(slot) }
+            HashSlots.discard(old)
+        }
+        return true
     }
 }

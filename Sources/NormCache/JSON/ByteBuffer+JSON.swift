@@ -7,7 +7,7 @@ extension ByteBuffer {
     @inline(__always)
     mutating func appendQuoted(_ contents: UnsafeRawBufferPointer) {
         let length = contents.count
-        let out = reserve(length &+ 2)
+        guard let out = reserve(length &+ 2) else { return }
         out.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
         guard let base = contents.baseAddress else {
             (out + 1).storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)

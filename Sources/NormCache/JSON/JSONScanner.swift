@@ -17,11 +17,12 @@ struct JSONScanner: ~Copyable {
     private var depth = 0
 
     /// The most tokens reserved up front (1 GiB of tape); larger documents grow the tape.
-    /// The tape comes from the `BlockPool` when it is large.
+    /// The tape comes from the `BlockPool` when it is large. When memory for it cannot be
+    /// had the scan fails with `.outOfMemory`.
     private static let reservationLimit = 1 << 26
 
     init(bytes: UnsafeRawBufferPointer) {
-        self.bytes = bytes.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? UnsafePointer(bitPattern: 1).unsafelyUnwrapped
+        self.bytes = bytes.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? UnsafePointer(bitPattern: 1).assumedPresent
         count = bytes.count
         open = .allocate(capacity: JSONDocument.maxDepth)
     }
@@ -35,8 +36,9 @@ struct JSONScanner: ~Copyable {
     mutating func scanDocument() throws(NormCacheError) -> JSONTape {
         // JSON holds at least about 5 bytes a token in practice: reserving that once
         // spares a large document the copies (and the doubled peak) of growing; pages
-        // reserved but never written cost no memory.
-        reserve(Swift.min(count / 5 + 16, Self.reservationLimit))
+        // reserved but never written cost no memory. Where the address space is too
+        // small for that guess, the tape grows from nothing instead.
+        _ = reserve(Swift.min(count / 5 + 16, Self.reservationLimit))
         skipWhitespace()
         values: while true {
             guard position < count else { throw truncated() }
@@ -54,8 +56,9 @@ struct JSONScanner: ~Copyable {
                 skipWhitespace()
                 guard position < count else { throw truncated() }
                 if bytes[position] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
-                    tokens.unsafelyUnwrapped[index].closeOffset = UInt32(position)
-                    tokens.unsafelyUnwrapped[index].end = UInt32(tokenCount)
+                    internalCheck(index < tokenCount, "JSON token \(index) outside 0..<\(tokenCount)")
+                    tokens.assumedPresent[index].closeOffset = UInt32(position)
+                    tokens.assumedPresent[index].end = UInt32(tokenCount)
                     position += 1
                 } else {
                     open[depth] = (index, 1, isObject)
@@ -90,7 +93,8 @@ struct JSONScanner: ~Copyable {
                 guard byte == (container.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
                     throw error(container.isObject ? "expected ',' or '}' after an object member" : "expected ',' or ']' after an array element")
                 }
-                let tokens = tokens.unsafelyUnwrapped
+                internalCheck(container.token < tokenCount, "JSON token \(container.token) outside 0..<\(tokenCount)")
+                let tokens = tokens.assumedPresent
                 tokens[container.token].length = container.count
                 tokens[container.token].closeOffset = UInt32(position)
                 tokens[container.token].end = UInt32(tokenCount)
@@ -101,7 +105,7 @@ struct JSONScanner: ~Copyable {
         }
         skipWhitespace()
         guard position == count else { throw error("unexpected text after the JSON value") }
-        let tape = JSONTape(taking: tokens.unsafelyUnwrapped, count: tokenCount, capacity: capacity)
+        let tape = JSONTape(taking: tokens.assumedPresent, count: tokenCount, capacity: capacity)
         tokens = nil
         return tape
     }
@@ -112,17 +116,26 @@ struct JSONScanner: ~Copyable {
             guard capacity < JSONToken.maximumCount else {
                 throw error("more than \(JSONToken.maximumCount) JSON values in one document")
             }
-            reserve(Swift.min(Swift.max(capacity * 2, 16), JSONToken.maximumCount))
+            let wanted = Swift.min(Swift.max(capacity * 2, 16), JSONToken.maximumCount)
+            guard reserve(wanted) else {
+                throw .outOfMemory(allocating: wanted * MemoryLayout<JSONToken>.stride,
+                                   while: "scanning JSON (a tape of \(wanted) values, at byte \(position))")
+            }
         }
-        tokens.unsafelyUnwrapped[tokenCount] = token
+        internalCheck(tokenCount < capacity, "JSON token \(tokenCount) past the tape's \(capacity)")
+        tokens.assumedPresent[tokenCount] = token
         tokenCount += 1
     }
 
-    private mutating func reserve(_ wanted: Int) {
+    /// Grows the tape to `wanted` tokens; false (the tape as it was) when memory cannot
+    /// be had.
+    private mutating func reserve(_ wanted: Int) -> Bool {
         let stride = MemoryLayout<JSONToken>.stride
-        let (grown, bytes) = BlockPool.shared.resize(tokens, used: tokenCount * stride, capacity: capacity * stride, to: wanted * stride)
+        guard let (grown, bytes) = BlockPool.shared.reallocate(tokens, used: tokenCount * stride, capacity: capacity * stride,
+                                                           to: wanted * stride) else { return false }
         tokens = grown.bindMemory(to: JSONToken.self, capacity: bytes / stride)
         capacity = bytes / stride
+        return true
     }
 
     /// Scans `"key" :` of an object member, leaving the position at its value.

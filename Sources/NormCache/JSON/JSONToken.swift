@@ -35,7 +35,7 @@ struct JSONToken {
 
     /// The kind of value.
     @inline(__always)
-    var kind: Kind { Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 28 & 7)).unsafelyUnwrapped }
+    var kind: Kind { Kind(rawValue: UInt8(truncatingIfNeeded: packed >> 28 & 7)).assumedPresent }
 
     /// For strings: whether the text holds escapes that decoding must resolve.
     @inline(__always)

@@ -128,7 +128,7 @@ extension ByteBuffer {
     @inline(__always)
     mutating func appendTagged(_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) {
         let length = bytes.count
-        let out = reserve(length &+ 11)
+        guard let out = reserve(length &+ 11) else { return }
         out.storeBytes(of: tag, as: UInt8.self)
         var header = 2
         if length < 0x80 {

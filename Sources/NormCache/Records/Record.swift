@@ -64,10 +64,12 @@ struct RecordView {
         -> (key: UnsafeRawBufferPointer, writtenAt: UInt64, value: UnsafeRawBufferPointer)? {
         guard index >= 0, index < count, let base = bytes.baseAddress else { return nil }
         let end = bytes.count
+        internalCheck(tableOffset &+ index &* 4 &+ 4 <= end, "record offset table entry \(index) past the record's \(end) bytes")
         var position = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: tableOffset &+ index &* 4, as: UInt32.self)))
         guard position < end, let keyLength = length(at: &position), keyLength < end &- position else { return nil }
         let key = UnsafeRawBufferPointer(start: base + position, count: keyLength)
         position &+= keyLength
+        internalCheck(position < end, "record entry flags at \(position) past the record's \(end) bytes")
         let flags = base.load(fromByteOffset: position, as: UInt8.self)
         position &+= 1
         var writtenAt: UInt64 = 0
@@ -98,6 +100,7 @@ struct RecordView {
     /// Reads the varint length at `position` (which is inside the bytes).
     @inline(__always)
     private func length(at position: inout Int) -> Int? {
+        internalCheck(position >= 0 && position < bytes.count, "record length at \(position) outside the record's \(bytes.count) bytes")
         let first = bytes.load(fromByteOffset: position, as: UInt8.self)
         if first < 0x80 {
             position &+= 1

@@ -26,7 +26,7 @@ extension RecordBatch {
             }
             try key.withBytes { (key) throws(NormCacheError) in try addRecord(key: key, runFrom: start, sorted: false) }
         }
-        finish()
+        try finish()
     }
 
     /// Adds one member of a record's JSON object as a field of the run being built.
@@ -43,6 +43,7 @@ extension RecordBatch {
         }
         var value = ByteBuffer()
         try FieldValue.encode(document, field.value, into: &value, context: context())
+        try value.check(while: "encoding a value of the records")
         try appendField(copyingKey: document.stringBytes(field.key), copying: value.bytes, order: order)
     }
 }

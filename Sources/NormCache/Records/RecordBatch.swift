@@ -14,6 +14,9 @@ import Glibc
 ///
 /// Field keys are not copied: they point at bytes that outlive the batch's use (the
 /// storage keys of the call's shapes, or the caller's JSON), or at copies the batch owns.
+///
+/// Every block grows as the data asks; when memory cannot be had, adding throws
+/// `.outOfMemory` and the batch is not to be used further.
 struct RecordBatch: ~Copyable {
     /// One field of a record.
     struct Field {
@@ -110,6 +113,8 @@ struct RecordBatch: ~Copyable {
         guard values.count <= Int(UInt32.max) else {
             throw NormCacheError(.invalidArgument, "the records of one write take more than 4 GiB")
         }
+        try values.check(while: "encoding the values of the records")
+        try fields.reserve(1, while: "adding the fields of the records")
         fields.append(Field(key: key.baseAddress, keyCount: UInt32(key.count), valueStart: UInt32(range.lowerBound),
                             valueCount: UInt32(range.count), order: order))
         byteCount &+= key.count &+ range.count &+ 8
@@ -126,7 +131,9 @@ struct RecordBatch: ~Copyable {
 
     /// Appends a field whose key the batch copies first (a key that does not outlive the call).
     mutating func appendField(copyingKey key: [UInt8], copying value: UnsafeRawBufferPointer, order: UInt32) throws(NormCacheError) {
-        let copy = malloc(Swift.max(1, key.count)).unsafelyUnwrapped
+        guard let copy = malloc(Swift.max(1, key.count)) else {
+            throw .outOfMemory(allocating: key.count, while: "copying a field name of the records")
+        }
         key.withUnsafeBytes { if let base = $0.baseAddress { copy.copyMemory(from: base, byteCount: key.count) } }
         ownedKeys.append(copy)
         try appendField(key: UnsafeRawBufferPointer(start: copy, count: key.count), copying: value, order: order)
@@ -147,7 +154,7 @@ struct RecordBatch: ~Copyable {
         let count = fields.count - start
         let hash = index.hash(key)
         if let existing = index.find(key, hash: hash, in: keys, records: records) {
-            mergeRun(from: start, count: count, into: existing)
+            try mergeRun(from: start, count: count, into: existing)
             return
         }
         guard keys.count + key.count <= Int(UInt32.max) else {
@@ -155,20 +162,23 @@ struct RecordBatch: ~Copyable {
         }
         let keyStart = keys.count
         keys.append(key)
+        try keys.check(while: "adding the keys of the records")
+        try records.reserve(1, while: "adding the records")
         var prefix: UInt64 = 0
         for offset in 0..<8 { prefix = prefix << 8 | UInt64(offset < key.count ? key[offset] : 0) }
         records.append(Record(keyStart: UInt32(keyStart), keyCount: UInt32(key.count), first: UInt32(start),
                               count: UInt32(count), later: -1, prefix: prefix))
-        index.insert(hash: hash, record: records.count - 1)
+        try index.insert(hash: hash, record: records.count - 1)
         byteCount &+= key.count &+ 16
     }
 
     /// Merges the run `fields[start...]` into the record `target`: at once while it is
     /// small, else at `finish`.
-    private mutating func mergeRun(from start: Int, count: Int, into target: Int) {
+    private mutating func mergeRun(from start: Int, count: Int, into target: Int) throws(NormCacheError) {
         var record = records[target]
         defer { records[target] = record }
         if record.later >= 0 || Int(record.count) + count > Self.eagerMergeLimit {
+            try laterRuns.reserve(1, while: "adding the fields of a record given again")
             laterRuns.append(Run(first: UInt32(start), count: UInt32(count), next: record.later))
             record.later = Int32(laterRuns.count - 1)
             return
@@ -183,6 +193,7 @@ struct RecordBatch: ~Copyable {
             fields.truncate(to: start)
             return
         }
+        try fields.reserve(oldCount + count, while: "merging the fields of a record given again")
         let merged = fields.count
         var left = old, right = start
         let leftEnd = old + oldCount, rightEnd = start + count
@@ -257,7 +268,7 @@ struct RecordBatch: ~Copyable {
     }
 
     /// Merges the runs of records given many times over (see `eagerMergeLimit`).
-    mutating func finish() {
+    mutating func finish() throws(NormCacheError) {
         for target in 0..<records.count where records[target].later >= 0 {
             var runs: [(first: Int, count: Int)] = []
             var next = Int(records[target].later)
@@ -265,6 +276,8 @@ struct RecordBatch: ~Copyable {
                 runs.append((Int(laterRuns[next].first), Int(laterRuns[next].count)))
                 next = Int(laterRuns[next].next)
             }
+            try fields.reserve(runs.reduce(Int(records[target].count)) { $0 + $1.count },
+                               while: "merging the fields of a record given again")
             let start = fields.count
             for offset in 0..<Int(records[target].count) { fields.append(fields[Int(records[target].first) + offset]) }
             for run in runs.reversed() {
@@ -284,13 +297,15 @@ struct RecordBatch: ~Copyable {
     @inline(__always)
     func key(of index: Int) -> UnsafeRawBufferPointer {
         let record = records[index]
-        return UnsafeRawBufferPointer(start: keys.start.unsafelyUnwrapped + Int(record.keyStart), count: Int(record.keyCount))
+        internalCheck(Int(record.keyStart) + Int(record.keyCount) <= keys.count, "record key \(index) past the keys written")
+        return UnsafeRawBufferPointer(start: keys.start.assumedPresent + Int(record.keyStart), count: Int(record.keyCount))
     }
 
     /// The encoded value of a field.
     @inline(__always)
     func value(of field: Field) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: values.start.map { $0 + Int(field.valueStart) }, count: Int(field.valueCount))
+        internalCheck(Int(field.valueStart) + Int(field.valueCount) <= values.count, "a field value past the values written")
+        return UnsafeRawBufferPointer(start: values.start.map { $0 + Int(field.valueStart) }, count: Int(field.valueCount))
     }
 
     /// The record indices in ascending key order: the order LMDB takes them fastest in.
@@ -302,8 +317,10 @@ struct RecordBatch: ~Copyable {
         }
     }
 
-    /// The batch in the records JSON notation, records and fields in order of first appearance.
-    func json() -> [UInt8] {
+    /// The batch in the records JSON notation, records and fields in order of first
+    /// appearance, as a malloc'd block that the caller releases with `free` (see
+    /// `ByteBuffer.takeBlock`); throws `.outOfMemory` when it cannot be had.
+    func json() throws(NormCacheError) -> (start: UnsafeMutableRawPointer, count: Int) {
         var out = ByteBuffer()
         out.append(UInt8(ascii: "{"))
         for index in 0..<records.count {
@@ -322,6 +339,6 @@ struct RecordBatch: ~Copyable {
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "}"))
-        return out.array
+        return try out.takeBlock(while: "writing the records as JSON")
     }
 }

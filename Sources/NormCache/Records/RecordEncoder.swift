@@ -13,7 +13,7 @@ struct RecordEncoder {
         self.writtenAt = writtenAt
         timeLength = Varint.length(writtenAt)
         var word: (UInt64, UInt16) = (0, 0)
-        _ = withUnsafeMutableBytes(of: &word) { Varint.write(writtenAt, to: $0.baseAddress.unsafelyUnwrapped) }
+        _ = withUnsafeMutableBytes(of: &word) { Varint.write(writtenAt, to: $0.baseAddress.assumedPresent) }
         timeWord = word.0
     }
 
@@ -44,7 +44,7 @@ struct RecordEncoder {
     /// stay. Calls `changed` with the index in `incoming` of each field whose value is
     /// new. Returns true, with the merged record in `out`, when the record must be
     /// rewritten (a value changed, or a time is not the write's); false when the stored
-    /// bytes can stay.
+    /// bytes can stay. Throws `.outOfMemory` when `out` cannot hold the merged record.
     func merge(_ record: RecordView, _ incoming: UnsafeMutableBufferPointer<RecordBatch.Field>, of batch: borrowing RecordBatch,
                into out: inout ByteBuffer, key: UnsafeRawBufferPointer,
                changed: (Int) -> Void) throws(NormCacheError) -> Bool {
@@ -81,7 +81,9 @@ struct RecordEncoder {
         try Self.check(size: size, key: key)
         // Then write: the fields were read once already, so they are whole.
         out.removeAll()
-        let base = out.reserve(size)
+        guard let base = out.reserve(size) else {
+            throw .outOfMemory(allocating: out.failedAllocation, while: "merging the record '\(KeyBytes.preview(key))' with the stored one")
+        }
         var table = Self.writeHeader(count: mergedCount, to: base)
         var position = Self.headerLength(mergedCount)
         stored = 0
@@ -142,7 +144,7 @@ struct RecordEncoder {
         (out + position).storeBytes(of: RecordView.hasWrittenAt, as: UInt8.self)
         position &+= 1
         if writtenAt == self.writtenAt, timeLength <= 8 {
-            withUnsafeBytes(of: timeWord) { (out + position).copyExactly(from: $0.baseAddress.unsafelyUnwrapped, count: timeLength) }
+            withUnsafeBytes(of: timeWord) { (out + position).copyExactly(from: $0.baseAddress.assumedPresent, count: timeLength) }
             position &+= timeLength
         } else {
             position &+= Varint.write(writtenAt, to: out + position)

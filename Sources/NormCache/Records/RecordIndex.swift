@@ -20,47 +20,48 @@ struct RecordIndex: ~Copyable {
     /// adds the record.
     @inline(__always)
     func prefetch(_ hash: UInt32) {
-        guard let slots = table.base else { return }
-        normcache_prefetch(slots + (Int(hash) & table.mask))
+        guard !table.isEmpty else { return }
+        normcache_prefetch(table.address(of: Int(hash) & table.mask))
     }
 
     /// The record whose key is `key`.
     @inline(__always)
     func find(_ key: UnsafeRawBufferPointer, hash: UInt32, in keys: borrowing ByteBuffer,
               records: borrowing PlainArray<RecordBatch.Record>) -> Int? {
-        guard let slots = table.base else { return nil }
+        guard !table.isEmpty else { return nil }
         let mask = table.mask
         var slot = Int(hash) & mask
-        while slots[slot].record >= 0 {
-            if slots[slot].hash == hash {
-                let record = records[Int(slots[slot].record)]
-                let stored = UnsafeRawBufferPointer(start: keys.start.unsafelyUnwrapped + Int(record.keyStart), count: Int(record.keyCount))
-                if KeyBytes.equal(stored, key) { return Int(slots[slot].record) }
+        while table[slot].record >= 0 {
+            if table[slot].hash == hash {
+                let record = records[Int(table[slot].record)]
+                let stored = UnsafeRawBufferPointer(start: keys.start.assumedPresent + Int(record.keyStart), count: Int(record.keyCount))
+                if KeyBytes.equal(stored, key) { return Int(table[slot].record) }
             }
             slot = (slot &+ 1) & mask
         }
         return nil
     }
 
-    /// Adds `record` under `hash` (its key must not be in the index).
-    mutating func insert(hash: UInt32, record: Int) {
-        if table.isFull { grow() }
+    /// Adds `record` under `hash` (its key must not be in the index); throws
+    /// `.outOfMemory` when the index cannot grow.
+    mutating func insert(hash: UInt32, record: Int) throws(NormCacheError) {
+        if table.isFull { try grow() }
         place(hash: hash, record: Int32(record))
         table.used += 1
     }
 
     private mutating func place(hash: UInt32, record: Int32) {
-        let slots = table.base.unsafelyUnwrapped, mask = table.mask
+        let mask = table.mask
         var slot = Int(hash) & mask
-        while slots[slot].record >= 0 { slot = (slot &+ 1) & mask }
-        slots[slot] = (hash, record)
+        while table[slot].record >= 0 { slot = (slot &+ 1) & mask }
+        table[slot] = (hash, record)
     }
 
-    private mutating func grow() {
-        guard let (old, oldCount) = table.double(minimum: 64, empty: (0, -1)) else { return }
-        for slot in 0..<oldCount where old[slot].record >= 0 {
-            place(hash: old[slot].hash, record: old[slot].record)
+    private mutating func grow() throws(NormCacheError) {
+        guard let old = try table.double(minimum: 64, empty: (0, -1)) else { return }
+        for slot in old where slot.record >= 0 {
+            place(hash: slot.hash, record: slot.record)
         }
-        old.deallocate()
+        HashSlots.discard(old)
     }
 }

@@ -8,10 +8,15 @@ import Glibc
 /// Bounded: blocks under `minimumBlock` are left to malloc, and at most `maximumBlocks`
 /// blocks and `maximumRetained` bytes are kept (the oldest go first). A child process
 /// after `fork()` neither takes nor keeps blocks (the pool and its lock belong to the
-/// parent).
+/// parent). In the checked build (`NORMCACHE_INTERNAL_CHECKS`) the pool of the process
+/// keeps nothing, so that AddressSanitizer sees every block the core lets go of freed.
 final class BlockPool: @unchecked Sendable {
     /// The pool of the process.
-    static let shared = BlockPool()
+    #if NORMCACHE_INTERNAL_CHECKS
+    static let shared = BlockPool(keepsBlocks: false)
+    #else
+    static let shared = BlockPool(keepsBlocks: true)
+    #endif
 
     /// The smallest block kept.
     static let minimumBlock = 256 << 10
@@ -24,6 +29,13 @@ final class BlockPool: @unchecked Sendable {
     private var blocks: [(start: UnsafeMutableRawPointer, capacity: Int)] = []
     private var retained = 0
     private let owner = getpid()
+    /// Whether blocks are kept at all (else every block is malloc's own).
+    private let keepsBlocks: Bool
+
+    /// A pool that keeps large blocks, or, without `keepsBlocks`, frees every one.
+    init(keepsBlocks: Bool = true) {
+        self.keepsBlocks = keepsBlocks
+    }
 
     deinit {
         for block in blocks { free(block.start) }
@@ -36,25 +48,31 @@ final class BlockPool: @unchecked Sendable {
 
     /// A block for `wanted` bytes that holds the first `used` bytes of `block` (of
     /// `capacity` bytes, or nil): a kept block when one fits, else `block` reallocated.
-    /// Returns the block and its capacity. Stops the process when memory cannot be had,
-    /// as the standard library's collections do.
-    func resize(_ block: UnsafeMutableRawPointer?, used: Int, capacity: Int, to wanted: Int) -> (UnsafeMutableRawPointer, Int) {
+    /// Returns the block and its capacity, or nil when memory cannot be had (`block` is
+    /// then as it was).
+    func reallocate(_ block: UnsafeMutableRawPointer?, used: Int, capacity: Int, to wanted: Int) -> (UnsafeMutableRawPointer, Int)? {
         if wanted >= Self.minimumBlock, let (kept, keptCapacity) = take(atLeast: wanted) {
             if used > 0, let block { kept.copyMemory(from: block, byteCount: used) }
             release(block, capacity: capacity)
             return (kept, keptCapacity)
         }
-        guard let grown = realloc(block, wanted) else {
-            fatalError("normcache: out of memory growing a block to \(wanted) bytes")
-        }
+        guard let grown = realloc(block, wanted) else { return nil }
         return (grown, wanted)
+    }
+
+    /// `reallocate`, stopping the process when memory cannot be had.
+    func resize(_ block: UnsafeMutableRawPointer?, used: Int, capacity: Int, to wanted: Int) -> (UnsafeMutableRawPointer, Int) {
+        guard let resized = reallocate(block, used: used, capacity: capacity, to: wanted) else {
+            fatalError(NormCacheError.outOfMemory(allocating: wanted, while: "growing a block").message)
+        }
+        return resized
     }
 
     /// Lets go of `block` of `capacity` bytes: kept for a later call when it is large,
     /// else freed.
     func release(_ block: UnsafeMutableRawPointer?, capacity: Int) {
         guard let block else { return }
-        guard capacity >= Self.minimumBlock, capacity <= Self.maximumRetained, getpid() == owner else { return free(block) }
+        guard keepsBlocks, capacity >= Self.minimumBlock, capacity <= Self.maximumRetained, getpid() == owner else { return free(block) }
         var evicted: [UnsafeMutableRawPointer] = []
         lock.withLock {
             blocks.append((block, capacity))
@@ -70,7 +88,7 @@ final class BlockPool: @unchecked Sendable {
 
     /// The smallest kept block of at least `bytes`, taken out of the pool.
     private func take(atLeast bytes: Int) -> (UnsafeMutableRawPointer, Int)? {
-        guard getpid() == owner else { return nil }
+        guard keepsBlocks, getpid() == owner else { return nil }
         return lock.withLock {
             var best: Int?
             for (index, block) in blocks.enumerated() where block.capacity >= bytes {
@@ -81,5 +99,13 @@ final class BlockPool: @unchecked Sendable {
             retained -= block.capacity
             return (block.start, block.capacity)
         }
+    }
+}
+
+extension NormCacheError {
+    /// The error of an allocation of `bytes` that failed while doing `purpose` (a
+    /// phrase: "scanning JSON"): the call fails with `.outOfMemory`, and the process goes on.
+    static func outOfMemory(allocating bytes: Int, while purpose: String) -> NormCacheError {
+        NormCacheError(.outOfMemory, "out of memory: could not allocate \(bytes) bytes while \(purpose)")
     }
 }

@@ -5,9 +5,12 @@ import Glibc
 /// and no reference counting, unlike `[UInt8]`, and the block can be handed to a C
 /// caller as it is (`takeBlock`), to be released with `free`.
 ///
-/// Large blocks come from and go back to the `BlockPool`. Like the standard library's
-/// collections, it stops the process when memory cannot be had; callers bound what they
-/// write (a read's output is limited to 1 GiB).
+/// Large blocks come from and go back to the `BlockPool`. When memory cannot be had the
+/// buffer fails as sqlite3_str does: it keeps the bytes it holds, takes no more (appends
+/// are dropped, `reserve` answers nil), and remembers the bytes it asked for; the owner
+/// turns that into `.outOfMemory` with `check(while:)` before it uses the bytes. Reading
+/// a failed buffer's bytes (`bytes`, `array`, `takeBlock()`) stops the process instead,
+/// so that no caller can take cut-short bytes for whole ones.
 struct ByteBuffer: ~Copyable {
     /// The start of the block (nil before the first byte is reserved).
     private(set) var start: UnsafeMutableRawPointer?
@@ -15,48 +18,64 @@ struct ByteBuffer: ~Copyable {
     private(set) var count = 0
     /// The bytes the block holds.
     private(set) var capacity = 0
+    /// The size of the block a growth could not get; 0 while none failed.
+    private(set) var failedAllocation = 0
 
-    /// An empty buffer with room for `capacity` bytes.
+    /// An empty buffer with room for `capacity` bytes (a failed buffer when that much
+    /// memory cannot be had).
     init(capacity: Int = 0) {
-        if capacity > 0 { grow(toHold: capacity) }
+        if capacity > 0 { _ = grow(toHold: capacity) }
     }
 
     deinit {
         if let start { BlockPool.shared.release(start, capacity: capacity) }
     }
 
-    /// The bytes written, valid until the next change.
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: count) }
+    /// Throws `.outOfMemory` ("could not allocate N bytes while `purpose`") when a
+    /// growth failed.
+    func check(while purpose: @autoclosure () -> String) throws(NormCacheError) {
+        guard failedAllocation == 0 else { throw .outOfMemory(allocating: failedAllocation, while: purpose()) }
+    }
 
-    /// The bytes written, as an array.
+    /// The bytes written, valid until the next change; stops the process when the
+    /// buffer failed (see `check(while:)`).
+    var bytes: UnsafeRawBufferPointer {
+        stopIfFailed()
+        return UnsafeRawBufferPointer(start: start, count: count)
+    }
+
+    /// The bytes written, as an array; stops the process when the buffer failed.
     var array: [UInt8] { Array(bytes) }
 
-    /// Makes room for `extra` more bytes and returns where they go; the caller writes
-    /// them and then calls `advance(by:)`.
+    /// Makes room for `extra` more bytes and returns where they go, for the caller to
+    /// write them and then call `advance(by:)`; nil when the buffer failed (it cannot
+    /// grow to hold them, or failed before).
     @inline(__always)
-    mutating func reserve(_ extra: Int) -> UnsafeMutableRawPointer {
-        if capacity &- count < extra { grow(toHold: count + extra) }
-        return start.unsafelyUnwrapped + count
+    mutating func reserve(_ extra: Int) -> UnsafeMutableRawPointer? {
+        if capacity &- count < extra, !grow(toHold: count + extra) { return nil }
+        return start.assumedPresent + count
     }
 
     /// Counts `written` bytes written after a `reserve`.
     @inline(__always)
     mutating func advance(by written: Int) {
+        internalCheck(written >= 0 && written <= capacity &- count, "advance by \(written) past the \(capacity &- count) bytes reserved")
         count &+= written
     }
 
     /// Appends one byte.
     @inline(__always)
     mutating func append(_ byte: UInt8) {
-        reserve(1).storeBytes(of: byte, as: UInt8.self)
+        guard let out = reserve(1) else { return }
+        out.storeBytes(of: byte, as: UInt8.self)
         count &+= 1
     }
 
     /// Appends `length` bytes from `source`.
     @inline(__always)
     mutating func append(_ source: UnsafeRawPointer?, count length: Int) {
-        guard length > 0, let source else { return }
-        reserve(length).copyExactly(from: source, count: length)
+        guard length > 0, let source, let out = reserve(length) else { return }
+        out.copyExactly(from: source, count: length)
         count &+= length
     }
 
@@ -81,21 +100,24 @@ struct ByteBuffer: ~Copyable {
     /// Appends a LEB128 unsigned integer.
     @inline(__always)
     mutating func appendVarint(_ value: UInt64) {
-        let out = reserve(10)
+        guard let out = reserve(10) else { return }
         count &+= Varint.write(value, to: out)
     }
 
     /// Appends a little-endian UInt32.
     @inline(__always)
     mutating func appendUInt32(_ value: UInt32) {
-        reserve(4).storeBytes(of: value.littleEndian, as: UInt32.self)
+        guard let out = reserve(4) else { return }
+        out.storeBytes(of: value.littleEndian, as: UInt32.self)
         count &+= 4
     }
 
-    /// Overwrites four bytes at `offset` with a little-endian UInt32.
+    /// Overwrites four bytes at `offset` with a little-endian UInt32 (nothing in a
+    /// failed buffer, whose bytes are not used).
     mutating func setUInt32(_ value: UInt32, at offset: Int) {
+        guard failedAllocation == 0 else { return }
         precondition(offset >= 0 && offset + 4 <= count, "setUInt32 outside the bytes written")
-        (start.unsafelyUnwrapped + offset).storeBytes(of: value.littleEndian, as: UInt32.self)
+        (start.assumedPresent + offset).storeBytes(of: value.littleEndian, as: UInt32.self)
     }
 
     /// Forgets the bytes from `length` on, keeping the block.
@@ -104,32 +126,56 @@ struct ByteBuffer: ~Copyable {
         count = length
     }
 
-    /// Forgets every byte, keeping the block.
+    /// Forgets every byte, keeping the block (and a failure).
     mutating func removeAll() {
         count = 0
     }
 
-    /// Moves the bytes out into a buffer of their own, leaving this one empty.
+    /// Moves the bytes (and a failure) out into a buffer of their own, leaving this one
+    /// empty.
     mutating func takeAll() -> ByteBuffer {
         var taken = ByteBuffer()
         swap(&taken.start, &start)
         swap(&taken.count, &count)
         swap(&taken.capacity, &capacity)
+        swap(&taken.failedAllocation, &failedAllocation)
         return taken
     }
 
     /// Hands the block over: its start (NUL-terminated after `count` bytes, never nil)
-    /// and length. The caller releases it with `free`.
-    consuming func takeBlock() -> (start: UnsafeMutableRawPointer, count: Int) {
+    /// and length; the caller releases it with `free`. Throws `.outOfMemory` naming
+    /// `purpose` when the buffer failed, or the terminating NUL finds no room.
+    consuming func takeBlock(while purpose: @autoclosure () -> String) throws(NormCacheError) -> (start: UnsafeMutableRawPointer, count: Int) {
         append(0)
-        let block = (start.unsafelyUnwrapped, count - 1)
+        try check(while: purpose())
+        let block = (start.assumedPresent, count - 1)
         start = nil
         return block
     }
 
-    private mutating func grow(toHold needed: Int) {
+    /// `takeBlock(while:)` for a caller that cannot fail: stops the process when the
+    /// buffer failed.
+    consuming func takeBlock() -> (start: UnsafeMutableRawPointer, count: Int) {
+        do { return try takeBlock(while: "handing over a result") } catch { fatalError(error.message) }
+    }
+
+    /// Grows the block to hold at least `needed` bytes; false (the buffer failed, its
+    /// capacity cut to its count so that it takes no more) when memory cannot be had.
+    private mutating func grow(toHold needed: Int) -> Bool {
+        guard failedAllocation == 0 else { return false }
         let wanted = Swift.max(needed, capacity < 1 << 20 ? Swift.max(64, capacity * 2) : capacity + capacity / 2)
-        (start, capacity) = BlockPool.shared.resize(start, used: count, capacity: capacity, to: wanted)
+        guard let (grown, grownCapacity) = BlockPool.shared.reallocate(start, used: count, capacity: capacity, to: wanted) else {
+            failedAllocation = wanted
+            capacity = count
+            return false
+        }
+        (start, capacity) = (grown, grownCapacity)
+        return true
+    }
+
+    /// Stops the process when the buffer failed: its bytes are cut short.
+    private func stopIfFailed() {
+        if failedAllocation != 0 { fatalError(NormCacheError.outOfMemory(allocating: failedAllocation, while: "writing bytes").message) }
     }
 }
 

@@ -105,7 +105,7 @@ extension Array where Element == UInt8 {
     mutating func appendVarint(_ value: UInt64) {
         var word: (UInt64, UInt16) = (0, 0)
         Swift.withUnsafeMutableBytes(of: &word) { bytes in
-            append(contentsOf: bytes.prefix(Varint.write(value, to: bytes.baseAddress.unsafelyUnwrapped)))
+            append(contentsOf: bytes.prefix(Varint.write(value, to: bytes.baseAddress.assumedPresent)))
         }
     }
 

@@ -8,7 +8,7 @@ enum KeyBytes {
         let count = left.count
         guard count == right.count else { return false }
         guard count > 0 else { return true }
-        let a = left.baseAddress.unsafelyUnwrapped, b = right.baseAddress.unsafelyUnwrapped
+        let a = left.baseAddress.assumedPresent, b = right.baseAddress.assumedPresent
         if count >= 8 {
             var offset = 0
             while offset &+ 8 <= count {
@@ -42,7 +42,7 @@ enum KeyBytes {
     static func compare(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Int {
         let common = Swift.min(left.count, right.count)
         if common > 0 {
-            let a = left.baseAddress.unsafelyUnwrapped, b = right.baseAddress.unsafelyUnwrapped
+            let a = left.baseAddress.assumedPresent, b = right.baseAddress.assumedPresent
             var offset = 0
             while offset &+ 8 <= common {
                 let x = UInt64(bigEndian: a.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
