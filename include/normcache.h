@@ -41,6 +41,14 @@
  *  - Nothing crosses this boundary but status codes: bad input, a closed handle or a
  *    damaged file gives an error code, never a crash, and a failed write changes
  *    nothing.
+ *  - Memory: the buffers a call sizes by its data (the scan of its input, the records
+ *    of a write, a merged record, the data of a read, the JSON it returns) are taken
+ *    so that failing to get one is an answer: the call returns NORMCACHE_ENOMEM with
+ *    "out of memory: could not allocate N bytes while ..." as its message, writes
+ *    nothing, and the process goes on. The small allocations of the Swift runtime
+ *    (handles, names, the list of changed fields) stop the process when they fail, as
+ *    in any Swift program; so, for now, does a result of normcache_get or
+ *    normcache_search too large to be held.
  *  - Damaged files: normcache refuses at open (NORMCACHE_ENOTCACHE) a file that is
  *    not an LMDB file, is cut short, holds no normcache databases, has a damaged
  *    meta database or a newer format version, and at read a record whose bytes are
@@ -308,7 +316,7 @@ int normcache_clear(normcache *cache);
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL handle or out-parameters, closed
  * handle, a prefix or after key that is not UTF-8, a limit above SIZE_MAX/2);
- * NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
+ * NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE.
  */
 int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
                      const char *after, size_t after_len, size_t limit,
@@ -552,7 +560,8 @@ int normcache_write(normcache *cache, normcache_op *op,
  *
  * Returns NORMCACHE_OK; NORMCACHE_MISS; NORMCACHE_EINVAL (NULL or closed handle or
  * operation, unknown flags); NORMCACHE_EJSON (malformed variables); NORMCACHE_EDATA (a
- * stored null in a non-null position); NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE.
+ * stored null in a non-null position); NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE;
+ * NORMCACHE_ENOMEM.
  */
 int normcache_read(normcache *cache, normcache_op *op,
                    const char *variables_json, size_t variables_len, unsigned flags,

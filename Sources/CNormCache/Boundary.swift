@@ -49,10 +49,10 @@ enum Boundary {
                                _ body: () throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int)) -> Int32 {
         clear(out, outLength)
         return run { () throws(NormCacheError) in
-            try require(out, outLength, parameter)
+            let (out, outLength) = try require(out, outLength, parameter)
             let result = try body()
-            out.unsafelyUnwrapped.pointee = result.block.assumingMemoryBound(to: CChar.self)
-            outLength.unsafelyUnwrapped.pointee = result.count
+            out.pointee = result.block.assumingMemoryBound(to: CChar.self)
+            outLength.pointee = result.count
             return NORMCACHE_OK
         }
     }
@@ -100,12 +100,14 @@ enum Boundary {
         outLength?.pointee = 0
     }
 
-    /// Checks that an output buffer pair is present.
+    /// Checks that an output buffer pair is present; returns it.
+    @discardableResult
     static func require(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
-                        _ parameter: String) throws(NormCacheError) {
-        guard out != nil, outLength != nil else {
+                        _ parameter: String) throws(NormCacheError) -> (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, UnsafeMutablePointer<Int>) {
+        guard let out, let outLength else {
             throw NormCacheError(.invalidArgument, "\(parameter) or its length pointer is NULL")
         }
+        return (out, outLength)
     }
 
     /// Checks an optional output pair: both NULL (not wanted) or both given.

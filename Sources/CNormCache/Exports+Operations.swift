@@ -56,9 +56,9 @@ public func normcache_normalize(_ op: OpaquePointer?, _ variables: UnsafePointer
                                 _ response: UnsafePointer<CChar>?, _ responseLength: Int,
                                 _ outRecords: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                 _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.returning(outRecords, outLength, "out_records") { () throws(NormCacheError) in
-        try NormalizedCache.normalize(operations.object(op), variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                      response: Boundary.input(response, responseLength, "response_json"))
+    Boundary.returningBlock(outRecords, outLength, "out_records") { () throws(NormCacheError) in
+        try NormalizedCache.normalizeBlock(operations.object(op), variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                           response: Boundary.input(response, responseLength, "response_json"))
     }
 }
 
