@@ -33,6 +33,9 @@ let package = Package(
         .systemLibrary(name: "CNormCacheHeader", path: "include"),
         // The CPU's prefetch hint, as a static inline C function.
         .systemLibrary(name: "CPrefetch"),
+        // The core. `-Xswiftc -DNORMCACHE_INTERNAL_CHECKS` builds it checked (bounds and
+        // non-nil checks, no block pool: Support/InternalChecks.swift), as the full test
+        // run, the ASan run and the fuzz targets do.
         .target(name: "NormCache", dependencies: ["CLMDB", "CPrefetch"], swiftSettings: faultInjection),
         .target(
             name: "CNormCache",
