@@ -31,19 +31,6 @@ extension ByteBuffer {
         copy.withUnsafeBytes { appendQuoted($0) }
     }
 
-    /// Appends a response path as a JSON array: `["hero","friends",2]`.
-    mutating func appendJSON(_ path: [ResponsePathSegment]) {
-        append(UInt8(ascii: "["))
-        for (index, segment) in path.enumerated() {
-            if index > 0 { append(UInt8(ascii: ",")) }
-            switch segment {
-            case .key(let key): appendQuoted(key.utf8)
-            case .index(let position): append(contentsOf: String(position).utf8)
-            }
-        }
-        append(UInt8(ascii: "]"))
-    }
-
     /// Appends string contents from their first byte that needs an escape on.
     private mutating func appendEscaped(_ start: UnsafeRawPointer, _ length: Int) {
         var position = 0

@@ -46,8 +46,10 @@ final class RecordStore: @unchecked Sendable {
     /// Runs `body` in a write transaction and commits it; on any error nothing is
     /// written (see `SharedEnvironment.write`).
     func write<R>(reserving bytes: Int = 0, _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
-        guard !options.readOnly else { throw NormCacheError(.readOnly, "'\(path)' is open read-only") }
-        return try whileOpen { () throws(NormCacheError) in try shared.write(reserving: bytes, body) }
+        try whileOpen { () throws(NormCacheError) in
+            guard !options.readOnly else { throw NormCacheError(.readOnly, "'\(path)' is open read-only") }
+            return try shared.write(reserving: bytes, body)
+        }
     }
 
     /// The map size, page size and bytes of pages in use.

@@ -53,6 +53,8 @@ struct ByteReader {
         var shift: UInt64 = 0
         while shift < 64 {
             guard let byte = readByte() else { return nil }
+            // The tenth byte holds bit 63 alone: anything more would overflow.
+            guard shift < 63 || byte <= 1 else { return nil }
             value |= UInt64(byte & 0x7F) << shift
             if byte & 0x80 == 0 { return value }
             shift += 7

@@ -14,7 +14,7 @@ import Testing
     func scan(_ text: String) throws(NormCacheError) -> JSONDocument {
         let bytes = Array(text.utf8)
         let pointer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
-        pointer.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: bytes.count))
+        bytes.withUnsafeBytes { pointer.copyMemory(from: $0) }
         texts.append(pointer)
         return try JSONDocument(scanning: UnsafeRawBufferPointer(pointer))
     }

@@ -376,5 +376,11 @@ import Testing
         // Writes through the writable handle show in the read-only one.
         try Self.set([("A:1", [3])], in: test.cache.store)
         #expect(try Self.stored("A:1", in: reader) == [3])
+        // Closed, it says so first, for writes as for reads.
+        #expect(reader.close())
+        let closed = NormCacheError(.invalidArgument, "the cache '\(test.path)' is closed")
+        #expect(throws: closed) { try reader.write { (_) throws(NormCacheError) in runs += 1 } }
+        #expect(throws: closed) { try Self.stored("A:1", in: reader) }
+        #expect(runs == 0)
     }
 }

@@ -49,6 +49,17 @@ import Testing
         }
     }
 
+    @Test func varintsPastSixtyFourBitsOrTenBytesAreRefused() {
+        let nines = [UInt8](repeating: 0xFF, count: 9)
+        for (bytes, expected) in [(nines + [0x01], UInt64.max), (nines + [0x02], nil), (nines + [0x7F], nil),
+                                  (nines + [0x81, 0x00], nil), ([0x80, 0x80], nil)] as [([UInt8], UInt64?)] {
+            bytes.withUnsafeBytes { raw in
+                var reader = ByteReader(raw)
+                #expect(reader.readVarint() == expected, "\(bytes)")
+            }
+        }
+    }
+
     @Test func buffersGrowKeepTheirBytesAndHandThemOver() {
         var buffer = ByteBuffer()
         for round in 0..<100_000 { buffer.append(UInt8(truncatingIfNeeded: round)) }
