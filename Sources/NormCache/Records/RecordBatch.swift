@@ -113,7 +113,6 @@ struct RecordBatch: ~Copyable {
         guard values.count <= Int(UInt32.max) else {
             throw NormCacheError(.invalidArgument, "the records of one write take more than 4 GiB")
         }
-        try values.check(while: "encoding the values of the records")
         try fields.reserve(1, while: "adding the fields of the records")
         fields.append(Field(key: key.baseAddress, keyCount: UInt32(key.count), valueStart: UInt32(range.lowerBound),
                             valueCount: UInt32(range.count), order: order))
@@ -148,8 +147,10 @@ struct RecordBatch: ~Copyable {
 
     /// Ends the run that started at `start` as fields of the record `key` (which may
     /// have none). `sorted`: the run is in ascending key order with keys unique; else
-    /// it is sorted here, and of a key given twice the later value wins.
+    /// it is sorted here, and of a key given twice the later value wins. Throws
+    /// `.outOfMemory` when the values of the run could not all be held.
     mutating func addRecord(key: UnsafeRawBufferPointer, runFrom start: Int, sorted: Bool) throws(NormCacheError) {
+        try values.check(while: "encoding the values of the records")
         if !sorted { sortRun(from: start) }
         let count = fields.count - start
         let hash = index.hash(key)
