@@ -390,14 +390,16 @@ typedef struct normcache_key normcache_key;
  *
  * Called for every object a write or normalize meets, before the declarative rules,
  * with the object's typename (NUL-terminated; NULL and 0 when the response has no
- * __typename) and a view of the object (normcache_object_member). To give the object
- * a key, call normcache_key_set; to leave it to the other rules, don't. Return
- * NORMCACHE_OK; any other value fails the write (or normalize) with
- * NORMCACHE_ECALLBACK, and nothing is written; a callback that fails may say why
- * with normcache_callback_error first. The callback runs on the thread of the call
- * and may call the library, reads and writes alike: normalizing happens before the
- * write takes its transaction. A callback that closes the handle of the write it
- * serves makes that write fail with NORMCACHE_EINVAL, writing nothing.
+ * __typename) and a view of the object: its members by name (normcache_object_member)
+ * or listed in response order (normcache_object_member_count,
+ * normcache_object_member_at). To give the object a key, call normcache_key_set; to
+ * leave it to the other rules, don't. Return NORMCACHE_OK; any other value fails the
+ * write (or normalize) with NORMCACHE_ECALLBACK, and nothing is written; a callback
+ * that fails may say why with normcache_callback_error first. The callback runs on
+ * the thread of the call and may call the library, reads and writes alike:
+ * normalizing happens before the write takes its transaction. A callback that closes
+ * the handle of the write it serves makes that write fail with NORMCACHE_EINVAL,
+ * writing nothing.
  *
  * Threads: operations may be used from several threads at once, so one resolver may
  * run on several threads at the same time, and re-entrantly on one thread (when it
@@ -455,16 +457,64 @@ int normcache_set_key_resolver_v2(normcache *cache, normcache_key_resolver resol
 int normcache_callback_error(const char *message, size_t message_len);
 
 /**
- * normcache_object_member — a member of the object a key resolver is given.
+ * normcache_object_member — a member of the object a key resolver is given, by name.
  *
  * On NORMCACHE_OK, *out_json points at the member's JSON text in the response (strings
  * with their quotes, objects and lists with their brackets), *out_len its length; the
- * text is not NUL-terminated and lives only until the resolver returns. Returns
- * NORMCACHE_NOTFOUND when the object has no such member; NORMCACHE_EINVAL for NULL
- * pointers. `object` must be the one the resolver was given, during that call.
+ * text is not NUL-terminated and lives only until the resolver returns. `name` is the
+ * member's decoded name (UTF-8 bytes, escapes resolved). A response that repeats a name
+ * in one object (JSON allows it) gives the first; normcache_object_member_at lists
+ * every one.
+ *
+ * `object` must be the one a resolver running on the calling thread was given (an
+ * outer resolver's object stays usable while a write it makes runs another resolver);
+ * any other pointer (an object kept past its call or passed to another thread, a
+ * normcache_key) is refused without being read. The outputs are cleared to NULL/0 first.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_NOTFOUND (no such member); NORMCACHE_EINVAL (NULL
+ * object or out-parameter, NULL name with a non-zero length, an object that is not one
+ * of a resolver running on this thread).
+ * Threads: on the resolver's own thread, during its call.
  */
 int normcache_object_member(const normcache_object *object, const char *name, size_t name_len,
                             const char **out_json, size_t *out_len);
+
+/**
+ * normcache_object_member_count — how many members the object a key resolver is given
+ * has, repeated names included: the indexes normcache_object_member_at takes are 0 to
+ * *out_count - 1.
+ *
+ * *out_count is set to 0 first. `object` as for normcache_object_member.
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL object or out_count, an object that is
+ * not one of a resolver running on this thread).
+ * Threads: on the resolver's own thread, during its call.
+ */
+int normcache_object_member_count(const normcache_object *object, size_t *out_count);
+
+/**
+ * normcache_object_member_at — the member at `index` (0 is the first) of the object a
+ * key resolver is given, in response order: to list the members.
+ *
+ * On NORMCACHE_OK, *out_name points at the member's name as JSON text in the response
+ * (a string with its quotes, escapes as the response wrote them: "e\u00e9" stays so),
+ * *out_name_len its length, and *out_json and *out_len at its value's JSON text, as
+ * normcache_object_member gives it. The texts are not NUL-terminated and live only until
+ * the resolver returns. A name that the response repeats in one object is listed at each
+ * of its places (normcache_object_member finds the first). Finding a member walks the
+ * ones before it, so listing an object of n members takes about n*n/2 steps: fine for
+ * the objects of a response, not meant for thousands of members.
+ *
+ * All four outputs are cleared to NULL/0 first, and stay so unless NORMCACHE_OK.
+ * `object` as for normcache_object_member.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_NOTFOUND (`index` is not below the member count, no
+ * message); NORMCACHE_EINVAL (NULL object or out-parameter, an object that is not one of
+ * a resolver running on this thread).
+ * Threads: on the resolver's own thread, during its call.
+ */
+int normcache_object_member_at(const normcache_object *object, size_t index,
+                               const char **out_name, size_t *out_name_len,
+                               const char **out_json, size_t *out_len);
 
 /**
  * normcache_key_set — a key resolver's answer: the object's key is `<group>:<id>`,

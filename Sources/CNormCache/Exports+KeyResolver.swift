@@ -32,10 +32,12 @@ private final class CallbackResolver: @unchecked Sendable {
         let (status, reason) = CallbackFailure.run {
             withUnsafeMutablePointer(to: &answer) { answerPointer in
                 withUnsafePointer(to: &view) { objectPointer in
-                    let objectHandle = OpaquePointer(objectPointer)
-                    let keyHandle = OpaquePointer(answerPointer)
-                    guard let typename else { return callback(context, nil, 0, objectHandle, keyHandle) }
-                    return typename.withCString { callback(context, $0, typename.utf8.count, objectHandle, keyHandle) }
+                    ResolverObjects.lend(objectPointer) {
+                        let objectHandle = OpaquePointer(objectPointer)
+                        let keyHandle = OpaquePointer(answerPointer)
+                        guard let typename else { return callback(context, nil, 0, objectHandle, keyHandle) }
+                        return typename.withCString { callback(context, $0, typename.utf8.count, objectHandle, keyHandle) }
+                    }
                 }
             }
         }
@@ -81,6 +83,13 @@ public func normcache_callback_error(_ message: UnsafePointer<CChar>?, _ message
     }
 }
 
+/// Points the caller's `(text, length)` pair at `bytes`, JSON text of the response.
+private func lend(_ bytes: UnsafeRawBufferPointer, _ out: UnsafeMutablePointer<UnsafePointer<CChar>?>,
+                  _ outLength: UnsafeMutablePointer<Int>) {
+    out.pointee = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+    outLength.pointee = bytes.count
+}
+
 @c @implementation
 public func normcache_object_member(_ object: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ nameLength: Int,
                                     _ outJSON: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
@@ -91,10 +100,41 @@ public func normcache_object_member(_ object: OpaquePointer?, _ name: UnsafePoin
         guard let object, let outJSON, let outLength else {
             throw NormCacheError(.invalidArgument, "object, out_json or out_len is NULL")
         }
-        let view = UnsafePointer<ResponseObject>(object).pointee
+        let view = try ResolverObjects.view(object)
         guard let json = view.json(try Boundary.input(name, nameLength, "name")) else { return NORMCACHE_NOTFOUND }
-        outJSON.pointee = json.baseAddress?.assumingMemoryBound(to: CChar.self)
-        outLength.pointee = json.count
+        lend(json, outJSON, outLength)
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_object_member_count(_ object: OpaquePointer?, _ outCount: UnsafeMutablePointer<Int>?) -> Int32 {
+    outCount?.pointee = 0
+    return Boundary.run { () throws(NormCacheError) in
+        guard let object, let outCount else { throw NormCacheError(.invalidArgument, "object or out_count is NULL") }
+        outCount.pointee = try ResolverObjects.view(object).memberCount
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_object_member_at(_ object: OpaquePointer?, _ index: Int,
+                                       _ outName: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                       _ outNameLength: UnsafeMutablePointer<Int>?,
+                                       _ outJSON: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                       _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    outName?.pointee = nil
+    outNameLength?.pointee = 0
+    outJSON?.pointee = nil
+    outLength?.pointee = 0
+    return Boundary.run { () throws(NormCacheError) in
+        guard let object, let outName, let outNameLength, let outJSON, let outLength else {
+            throw NormCacheError(.invalidArgument, "object, out_name, out_name_len, out_json or out_len is NULL")
+        }
+        // A size_t above Int.max arrives negative: past the end, as it is.
+        guard let member = try ResolverObjects.view(object).member(at: index) else { return NORMCACHE_NOTFOUND }
+        lend(member.name, outName, outNameLength)
+        lend(member.json, outJSON, outLength)
         return NORMCACHE_OK
     }
 }
