@@ -485,8 +485,11 @@ struct ReadResult {
 };
 
 /**
- * One object of a response, as a key resolver sees it (normcache_object). Valid only
- * during the resolver's call: keep neither it nor the views member() returns.
+ * One object of a response, as a key resolver sees it (normcache_object): its members by
+ * name (member) or in response order (size, member_at, names). Valid only during the
+ * resolver's call, on its thread: keep neither it nor the views it returns (a view kept
+ * and used later throws InvalidArgumentError). A response that repeats a name in one
+ * object: member() finds the first, the listing gives each.
  */
 class ObjectView {
 public:
@@ -508,6 +511,55 @@ public:
         }
         detail::check(code);
         return std::string_view(json, length);
+    }
+
+    /**
+     * The number of members, repeated names included (normcache_object_member_count).
+     * Throws the Error of a failure.
+     */
+    std::size_t size() const
+    {
+        std::size_t count = 0;
+        detail::check(normcache_object_member_count(object_, &count));
+        return count;
+    }
+
+    /**
+     * The member at `index` (0 is the first) in response order: its name and its value,
+     * both raw JSON text (the name a string with its quotes and the escapes of the
+     * response, `"e\u00e9"`; the value as member() gives it), valid until the resolver
+     * returns (normcache_object_member_at). Throws std::out_of_range when `index` is not
+     * below size(), and the Error of a failure. Finding a member walks those before it.
+     */
+    std::pair<std::string_view, std::string_view> member_at(std::size_t index) const
+    {
+        const char *name = nullptr;
+        std::size_t name_length = 0;
+        const char *json = nullptr;
+        std::size_t length = 0;
+        const int code = normcache_object_member_at(object_, index, &name, &name_length, &json, &length);
+        if (code == NORMCACHE_NOTFOUND) {
+            throw std::out_of_range("normcache: member index " + std::to_string(index) +
+                                    " is past the last member");
+        }
+        detail::check(code);
+        return {std::string_view(name, name_length), std::string_view(json, length)};
+    }
+
+    /**
+     * The member names, decoded to UTF-8 (escapes resolved), in response order; a name
+     * the response repeats appears as often. Throws the Error of a failure.
+     */
+    std::vector<std::string> names() const
+    {
+        // The names' JSON texts, joined by commas, are a JSON array of strings.
+        std::string array = "[";
+        const std::size_t count = size();
+        for (std::size_t index = 0; index < count; ++index) {
+            array += index == 0 ? "" : ",";
+            array += member_at(index).first;
+        }
+        return detail::parse_string_array(array + "]");
     }
 
     /** The C object, for calls this binding does not wrap. */

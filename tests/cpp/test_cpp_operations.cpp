@@ -339,6 +339,48 @@ void test_key_resolver()
     CHECK_EQ(cache.read(op), hit(R"({"a":{"id":7,"b":{"c":[1,2]}},"x":{"id":"q"}})"));
 }
 
+/// The listing of the object a resolver is given: size(), member_at() with both texts as
+/// the response wrote them, std::out_of_range past the end, names() decoded; a view kept
+/// past its call is refused with InvalidArgumentError, never read.
+void test_key_resolver_listing()
+{
+    Cache cache = fresh_cache();
+    std::vector<Strings> members;
+    std::vector<Strings> names;
+    const ::normcache_object *kept = nullptr;
+    cache.set_key_resolver([&](std::optional<std::string_view>, const ObjectView &object) -> std::optional<ResolvedKey> {
+        Strings listed;
+        for (std::size_t index = 0; index < object.size(); ++index) {
+            const auto [name, json] = object.member_at(index);
+            listed.push_back(std::string(name) + " " + std::string(json));
+        }
+        members.push_back(listed);
+        names.push_back(object.names());
+        try {
+            object.member_at(object.size());
+            fail(__FILE__, __LINE__, "member_at(size()) threw nothing");
+        } catch (const std::out_of_range &error) {
+            CHECK_EQ(std::string(error.what()),
+                     "normcache: member index " + std::to_string(object.size()) + " is past the last member");
+        }
+        kept = object.native_handle();
+        return std::nullopt;
+    });
+    const Operation op = cache.prepare("{ a { id b { c } } }");
+    cache.write(op, R"({"data": {"a": {"__typename":"A","id":7,"b":{"c":1},"eé":"x"}}})");
+    CHECK_EQ(members.size(), std::size_t{2});
+    CHECK_EQ(members[0], (Strings{R"("__typename" "A")", R"("id" 7)", R"("b" {"c":1})", R"("eé" "x")"}));
+    CHECK_EQ(members[1], Strings{R"("c" 1)"});
+    CHECK_EQ(names[0], (Strings{"__typename", "id", "b", "e\xc3\xa9"}));
+    CHECK_EQ(names[1], Strings{"c"});
+
+    const ObjectView stale(kept);
+    const std::string refused = "object is not the object of a key resolver running on this thread";
+    CHECK_THROWS_EXACT(stale.size(), NormCache::InvalidArgumentError, NORMCACHE_EINVAL, refused);
+    CHECK_THROWS_EXACT(stale.member_at(0), NormCache::InvalidArgumentError, NORMCACHE_EINVAL, refused);
+    CHECK_THROWS_EXACT(stale.member("id"), NormCache::InvalidArgumentError, NORMCACHE_EINVAL, refused);
+}
+
 /// Anything the resolver throws, and an answer the library refuses, fail the call with
 /// CallbackError whose message ends with the reason (what(), or the library's message
 /// for the refused answer); nothing is written; the exception never reaches C.
@@ -493,6 +535,7 @@ int main()
     test_errors();
     test_operation_moves();
     test_key_resolver();
+    test_key_resolver_listing();
     test_key_resolver_failures();
     test_key_resolver_lifetime();
     test_key_resolver_refused();
