@@ -101,6 +101,11 @@ _PROTOTYPES = {
         c_int,
         [ObjectHandle, c_char_p, c_size_t, POINTER(c_void_p), POINTER(c_size_t)],
     ),
+    "normcache_object_member_count": (c_int, [ObjectHandle, POINTER(c_size_t)]),
+    "normcache_object_member_at": (
+        c_int,
+        [ObjectHandle, c_size_t, POINTER(c_void_p), POINTER(c_size_t), POINTER(c_void_p), POINTER(c_size_t)],
+    ),
     "normcache_key_set": (c_int, [KeyHandle, c_char_p, c_size_t, c_char_p, c_size_t]),
     "normcache_prepare": (
         c_int,

@@ -13,7 +13,8 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-from ctypes import byref, c_size_t, c_void_p, string_at
+from collections.abc import Iterator
+from ctypes import byref, c_size_t, c_void_p, sizeof, string_at
 from typing import Any, Callable, Optional, Union
 
 from ._library import (
@@ -33,6 +34,8 @@ KeyAnswer = Optional[Union[str, int, tuple[Union[str, int], Optional[str]]]]
 #: A resolver: fn(typename or None, obj) -> KeyAnswer.
 KeyResolver = Callable[[Optional[str], "ResponseObject"], KeyAnswer]
 
+#: SIZE_MAX: ctypes would pass a larger index to a size_t cut to its low bits.
+_SIZE_MAX = (1 << (8 * sizeof(c_size_t))) - 1
 #: The resolvers the library holds, by the context number it was given with each.
 _resolvers: dict[int, KeyResolver] = {}
 #: Context numbers, never 0 (which the library would pass back as NULL).
@@ -43,7 +46,13 @@ _table_lock = threading.RLock()
 
 
 class ResponseObject:
-    """One object of a response as a resolver sees it; valid only during the call."""
+    """One object of a response as a resolver sees it; valid only during the call, on its
+    thread (kept and used later, it raises InvalidArgumentError).
+
+    Members by name (`obj["id"]`, `get`, `in`, `json`) or listed in response order
+    (`keys()`, `items()`, `iter(obj)`, `len(obj)`, `member_json`). A response may repeat a
+    name in one object: a lookup by name finds the first, the listing gives each.
+    """
 
     def __init__(self, handle: ObjectHandle) -> None:
         """A view of the library's object `handle`."""
@@ -74,6 +83,42 @@ class ResponseObject:
     def __contains__(self, name: object) -> bool:
         """Whether the object has the member `name`."""
         return isinstance(name, str) and self.json(name) is not None
+
+    def __len__(self) -> int:
+        """The number of members, a repeated name counted each time."""
+        count = c_size_t()
+        lib.normcache_object_member_count(self._handle, byref(count))
+        return count.value
+
+    def member_json(self, index: int) -> tuple[bytes, bytes]:
+        """The member at `index` (0 is the first) in response order: its name and its value
+        as the JSON text they have in the response (the name a string with its quotes and
+        escapes: b'"e\\u00e9"'). IndexError when `index` is negative or not below len()."""
+        name, name_length = c_void_p(), c_size_t()
+        text, length = c_void_p(), c_size_t()
+        if 0 <= index <= _SIZE_MAX:
+            status = lib.normcache_object_member_at(
+                self._handle, index, byref(name), byref(name_length), byref(text), byref(length)
+            )
+            if status != NOTFOUND and name.value is not None and text.value is not None:
+                return string_at(name.value, name_length.value), string_at(text.value, length.value)
+        raise IndexError(f"member index {index} is out of range")
+
+    def _members(self) -> list[tuple[bytes, bytes]]:
+        """Every member's name and value as JSON text, in response order."""
+        return [self.member_json(index) for index in range(len(self))]
+
+    def keys(self) -> list[str]:
+        """The member names, decoded, in response order (a repeated name as often as it is repeated)."""
+        return [json.loads(name) for name, _ in self._members()]
+
+    def items(self) -> list[tuple[str, Any]]:
+        """The members as (name, Python value) pairs, in response order."""
+        return [(json.loads(name), json.loads(text)) for name, text in self._members()]
+
+    def __iter__(self) -> Iterator[str]:
+        """The member names, as keys() gives them."""
+        return iter(self.keys())
 
 
 def _text(value: str | int) -> bytes:

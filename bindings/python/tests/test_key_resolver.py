@@ -72,6 +72,66 @@ def test_a_key_resolver_comes_first_and_may_decline(cache: normcache.Cache) -> N
     assert seen == ["Dog", "Cat", "Bird"]
 
 
+def test_a_resolver_lists_the_members_in_response_order(cache: normcache.Cache) -> None:
+    seen: list[dict[str, Any]] = []
+
+    def resolver(typename: str | None, obj: normcache.ResponseObject) -> None:
+        seen.append(
+            {
+                "keys": obj.keys(),
+                "iter": list(obj),
+                "len": len(obj),
+                "items": obj.items(),
+                "json": [obj.member_json(index) for index in range(len(obj))],
+            }
+        )
+        for outside in (-1, len(obj), 2**64 - 1, 2**64):
+            with pytest.raises(IndexError) as past:
+                obj.member_json(outside)
+            assert str(past.value) == f"member index {outside} is out of range"
+
+    cache.set_key_resolver(resolver)
+    with cache.prepare("{ a { id b { c } } }") as op:
+        # JSON text, so that the name keeps its escape as the response wrote it.
+        cache.write(op, r'{"data": {"a": {"__typename":"A","id":7,"b":{"c":1},"e\u00e9":"x"}}}')
+    assert seen == [
+        {
+            "keys": ["__typename", "id", "b", "e\u00e9"],
+            "iter": ["__typename", "id", "b", "e\u00e9"],
+            "len": 4,
+            "items": [("__typename", "A"), ("id", 7), ("b", {"c": 1}), ("e\u00e9", "x")],
+            "json": [(b'"__typename"', b'"A"'), (b'"id"', b"7"), (b'"b"', b'{"c":1}'), (b'"e\\u00e9"', b'"x"')],
+        },
+        {"keys": ["c"], "iter": ["c"], "len": 1, "items": [("c", 1)], "json": [(b'"c"', b"1")]},
+    ]
+
+
+def test_a_repeated_name_is_listed_at_each_place_and_found_first_by_name(cache: normcache.Cache) -> None:
+    seen: list[tuple[list[str], list[tuple[str, Any]], Any]] = []
+    cache.set_key_resolver(lambda typename, obj: seen.append((obj.keys(), obj.items(), obj["id"])))
+    with cache.prepare("{ a { id } }") as op:
+        cache.normalize(op, '{"data": {"a": {"id": 1, "id": 2}}}')
+    assert seen == [(["id", "id"], [("id", 1), ("id", 2)], 1)]
+
+
+def test_an_object_kept_past_its_call_is_refused(cache: normcache.Cache) -> None:
+    kept: list[normcache.ResponseObject] = []
+    cache.set_key_resolver(lambda typename, obj: kept.append(obj))
+    with cache.prepare(DOCUMENT) as op:
+        cache.write(op, RESPONSE)
+    assert len(kept) == 1
+    calls: list[Callable[[], object]] = [
+        kept[0].keys,
+        lambda: len(kept[0]),
+        lambda: kept[0].member_json(0),
+        lambda: kept[0].json("b"),
+    ]
+    for call in calls:
+        with pytest.raises(normcache.InvalidArgumentError) as refused:
+            call()
+        assert refused.value.message == "object is not the object of a key resolver running on this thread"
+
+
 # --- failures ---------------------------------------------------------------------------
 
 
