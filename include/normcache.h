@@ -47,8 +47,7 @@
  *    "out of memory: could not allocate N bytes while ..." as its message, writes
  *    nothing, and the process goes on. The small allocations of the Swift runtime
  *    (handles, names, the list of changed fields) stop the process when they fail, as
- *    in any Swift program; so, for now, does a result of normcache_get or
- *    normcache_search too large to be held.
+ *    in any Swift program.
  *  - Damaged files: normcache refuses at open (NORMCACHE_ENOTCACHE) a file that is
  *    not an LMDB file, is cut short, holds no normcache databases, has a damaged
  *    meta database or a newer format version, and at read a record whose bytes are
@@ -316,7 +315,8 @@ int normcache_clear(normcache *cache);
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL handle or out-parameters, closed
  * handle, a prefix or after key that is not UTF-8, a limit above SIZE_MAX/2);
- * NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE.
+ * NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM (the listing does not fit
+ * in memory).
  */
 int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
                      const char *after, size_t after_len, size_t limit,

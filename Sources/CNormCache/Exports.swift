@@ -77,10 +77,11 @@ public func normcache_get(_ cache: OpaquePointer?, _ key: UnsafePointer<CChar>?,
                           _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     Boundary.clear(outRecord, outLength)
     return Boundary.run { () throws(NormCacheError) in
-        try Boundary.require(outRecord, outLength, "out_record")
+        let (outRecord, outLength) = try Boundary.require(outRecord, outLength, "out_record")
         let open = try caches.object(cache)
-        guard let record = try open.record(Boundary.input(key, keyLength, "key")) else { return NORMCACHE_NOTFOUND }
-        try Boundary.output(record, outRecord, outLength)
+        guard let record = try open.recordBlock(Boundary.input(key, keyLength, "key")) else { return NORMCACHE_NOTFOUND }
+        outRecord.pointee = record.block.assumingMemoryBound(to: CChar.self)
+        outLength.pointee = record.count
         return NORMCACHE_OK
     }
 }

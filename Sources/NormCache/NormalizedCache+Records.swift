@@ -24,12 +24,31 @@ extension NormalizedCache {
     /// The record `key` as the JSON object of its fields, ordered by field key bytes,
     /// or nil when there is no such record.
     public func record(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> [UInt8]? {
+        try withRecordJSON(key) { (out) throws(NormCacheError) in
+            try out.check(while: "reading the record")
+            return out.array
+        }
+    }
+
+    /// `record(_:)` as the C interface hands it over: one malloc'd, NUL-terminated block
+    /// that the caller releases with `free`, or nil when there is no such record.
+    package func recordBlock(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int)? {
+        try withRecordJSON(key) { (out) throws(NormCacheError) in
+            let block = try out.takeBlock(while: "reading the record")
+            return (block.start, block.count)
+        }
+    }
+
+    /// Writes the record `key` as JSON into a buffer and hands it to `finish`, inside
+    /// the read transaction; nil when there is no such record.
+    private func withRecordJSON<R>(_ key: UnsafeRawBufferPointer,
+                                   _ finish: (consuming ByteBuffer) throws(NormCacheError) -> R) throws(NormCacheError) -> R? {
         try Self.checkKey(key, what: "record key")
-        return try store.read { (txn) throws(NormCacheError) -> [UInt8]? in
+        return try store.read { (txn) throws(NormCacheError) -> R? in
             guard let stored = try txn.record(key) else { return nil }
             var out = ByteBuffer(capacity: stored.count + 16)
             guard let view = RecordView(stored), view.appendJSON(to: &out) else { throw txn.damaged(key) }
-            return out.array
+            return try finish(out)
         }
     }
 
@@ -98,7 +117,7 @@ extension NormalizedCache {
                 out.appendQuoted(key)
             }
             out.append(UInt8(ascii: "]"))
-            let block = out.takeBlock()
+            let block = try out.takeBlock(while: "listing the keys")
             return (block.start, block.count)
         }
     }

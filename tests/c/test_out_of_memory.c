@@ -4,7 +4,7 @@
  * message naming the allocation ("out of memory: could not allocate N bytes while
  * ..."), writes nothing, and the process goes on with the cache as it was: a put whose
  * scan needs a 2 GiB tape, a normalize and a write of a response holding a 192 MiB
- * string, and a read of a stored record of that size.
+ * string, and a read and a get of a stored record of that size.
  *
  * Each case runs in a child process: it opens the cache, builds its input, limits its
  * address space to what it uses then plus HEADROOM, makes the failing call, then checks
@@ -204,6 +204,21 @@ static void read_of_a_huge_record(const char *path)
     CHECK_OK(normcache_close(cache));
 }
 
+/** A get of the stored record whose JSON no buffer in the headroom holds. */
+static void get_of_a_huge_record(const char *path)
+{
+    normcache *cache = NC_OPEN(path, OPTIONS);
+    char sentinel = 0;
+    char *out = &sentinel;
+    size_t out_len = 1;
+    limit_address_space();
+    CHECK_CODE(normcache_get(cache, "QUERY_ROOT", 10, &out, &out_len), NORMCACHE_ENOMEM);
+    CHECK(out == NULL && out_len == 0);
+    check_out_of_memory_message("reading the record");
+    check_cache_as_it_was(cache);
+    CHECK_OK(normcache_close(cache));
+}
+
 int main(void)
 {
     char path[NC_PATH_SIZE];
@@ -221,6 +236,7 @@ int main(void)
     run_child(put_needing_a_huge_tape, path);
     run_child(normalize_and_write_of_a_huge_string, path);
     run_child(read_of_a_huge_record, path);
+    run_child(get_of_a_huge_record, path);
 
     cache = NC_OPEN(path, OPTIONS);
     check_cache_as_it_was(cache);

@@ -93,7 +93,7 @@ struct Reader: ~Copyable {
         out.append(UInt8(ascii: "{"))
         var first = true
         for index in shape.outputFields {
-            let field = shape.fields.baseAddress.unsafelyUnwrapped + Int(index)
+            let field = shape.fields.baseAddress.assumedPresent + Int(index)
             let name = field.pointee.outputName
             out.append(first ? UnsafeRawBufferPointer(rebasing: name.dropFirst()) : name)
             first = false

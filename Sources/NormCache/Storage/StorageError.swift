@@ -17,6 +17,8 @@ extension NormCacheError {
             self.init(.storage, "\(what) on '\(path)' failed: the map is full\(call)")
         case .readersFull:
             self.init(.storage, "\(what) on '\(path)' failed: all reader slots are in use (raise max_readers): \(status.text)\(call)")
+        case LMDBStatus(rawValue: ENOMEM):
+            self.init(.outOfMemory, "out of memory: \(what) on '\(path)' failed: \(status.text)\(call)")
         case LMDBStatus(rawValue: ENOSPC):
             self.init(.storage, "\(what) on '\(path)' failed: the disk is full\(call)")
         default:

@@ -36,6 +36,8 @@ extension StorageFaults {
         case inputOutput
         /// The disk is full (`ENOSPC`).
         case diskFull
+        /// LMDB could not allocate memory (`ENOMEM`).
+        case outOfMemory
 
         fileprivate var status: Int32 {
             switch self {
@@ -44,6 +46,7 @@ extension StorageFaults {
             case .readersFull: LMDBStatus.readersFull.rawValue
             case .inputOutput: EIO
             case .diskFull: ENOSPC
+            case .outOfMemory: ENOMEM
             }
         }
     }

@@ -112,13 +112,19 @@ import Testing
         try Self.expectWritten(test)
     }
 
-    @Test func aFullDiskDuringAPutWritesNothing() throws {
+    @Test func aFullDiskOrMemoryDuringAPutWritesNothing() throws {
         let test = try Self.cacheWithOneRecord()
-        let outcome = StorageFaults.inject(.diskFull, at: .put) { () throws(NormCacheError) in
+        let full = StorageFaults.inject(.diskFull, at: .put) { () throws(NormCacheError) in
             _ = try test.cache.put(json: Self.batch)
         }
-        #expect(outcome.injected == 1)
-        #expect(outcome.error == NormCacheError(.storage, "mdb_cursor_put on '\(test.path)' failed: the disk is full"))
+        #expect(full.injected == 1)
+        #expect(full.error == NormCacheError(.storage, "mdb_cursor_put on '\(test.path)' failed: the disk is full"))
+        try Self.expectUnchanged(test)
+        let memory = StorageFaults.inject(.outOfMemory, at: .put) { () throws(NormCacheError) in
+            _ = try test.cache.put(json: Self.batch)
+        }
+        #expect(memory.injected == 1)
+        #expect(memory.error == NormCacheError(.outOfMemory, "out of memory: mdb_cursor_put on '\(test.path)' failed: Cannot allocate memory"))
         try Self.expectUnchanged(test)
     }
 }
