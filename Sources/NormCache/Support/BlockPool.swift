@@ -60,14 +60,6 @@ final class BlockPool: @unchecked Sendable {
         return (grown, wanted)
     }
 
-    /// `reallocate`, stopping the process when memory cannot be had.
-    func resize(_ block: UnsafeMutableRawPointer?, used: Int, capacity: Int, to wanted: Int) -> (UnsafeMutableRawPointer, Int) {
-        guard let resized = reallocate(block, used: used, capacity: capacity, to: wanted) else {
-            fatalError(NormCacheError.outOfMemory(allocating: wanted, while: "growing a block").message)
-        }
-        return resized
-    }
-
     /// Lets go of `block` of `capacity` bytes: kept for a later call when it is large,
     /// else freed.
     func release(_ block: UnsafeMutableRawPointer?, capacity: Int) {

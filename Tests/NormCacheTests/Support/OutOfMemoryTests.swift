@@ -7,7 +7,7 @@ import Testing
 /// the block as it was. (tests/c/test_out_of_memory.c does the same through the C
 /// interface under an address-space limit.) In the checked build, the checks stop the
 /// process and the pool of the process keeps nothing.
-extension SupportTests {
+@Suite struct OutOfMemoryTests {
     /// More bytes than any machine has: malloc answers NULL at once.
     static let exabyte = 1 << 60
 
