@@ -176,11 +176,46 @@ static void test_key_resolver(void)
     CHECK_OK(normcache_close(cache));
 }
 
+/** `search(q: "cats,topic:dogs")` and `search(q: "cats", topic: "dogs")` keep fields of
+ * their own: separators inside strings are escaped with `\` in the storage key. */
+static void test_separators_in_strings(void)
+{
+    normcache *cache = NC_OPEN(nc_temp_path((char[NC_PATH_SIZE]){0}, "separators"), NULL);
+    const char *schema = "type Query { search(q: String, topic: String): [String] }";
+    const char *joined_response = "{\"data\": {\"search\": [\"cats and dogs\"]}}";
+    const char *apart_response = "{\"data\": {\"search\": [\"dogs about cats\"]}}";
+    normcache_op *joined;
+    normcache_op *apart;
+    normcache_op *variable;
+    char *out = NULL;
+    size_t length = 0;
+
+    CHECK_OK(normcache_load_schema(cache, schema, strlen(schema)));
+    joined = prepare(cache, "{ search(q: \"cats,topic:dogs\") }");
+    apart = prepare(cache, "{ search(q: \"cats\", topic: \"dogs\") }");
+    variable = prepare(cache, "query ($q: String, $topic: String) { search(q: $q, topic: $topic) }");
+    CHECK_OK(normcache_write(cache, joined, NULL, 0, joined_response, strlen(joined_response), &out, &length));
+    nc_check_output(__FILE__, __LINE__, "changed", out, length, "[\"QUERY_ROOT.search(q:cats\\\\,topic\\\\:dogs)\"]");
+    CHECK_OK(normcache_write(cache, apart, NULL, 0, apart_response, strlen(apart_response), &out, &length));
+    nc_check_output(__FILE__, __LINE__, "changed", out, length, "[\"QUERY_ROOT.search(q:cats,topic:dogs)\"]");
+    CHECK_GET(cache, "QUERY_ROOT",
+              "{\"search(q:cats,topic:dogs)\":[\"dogs about cats\"],\"search(q:cats\\\\,topic\\\\:dogs)\":[\"cats and dogs\"]}");
+    check_read(cache, joined, NULL, 0, NORMCACHE_OK, "{\"search\":[\"cats and dogs\"]}");
+    check_read(cache, apart, NULL, 0, NORMCACHE_OK, "{\"search\":[\"dogs about cats\"]}");
+    check_read(cache, variable, "{\"q\": \"cats,topic:dogs\"}", 0, NORMCACHE_OK, "{\"search\":[\"cats and dogs\"]}");
+    check_read(cache, variable, "{\"q\": \"cats\", \"topic\": \"dogs\"}", 0, NORMCACHE_OK, "{\"search\":[\"dogs about cats\"]}");
+    CHECK_OK(normcache_op_free(joined));
+    CHECK_OK(normcache_op_free(apart));
+    CHECK_OK(normcache_op_free(variable));
+    CHECK_OK(normcache_close(cache));
+}
+
 int main(void)
 {
     test_key_resolver();
     test_write_then_read();
     test_errors();
     test_operation_outlives_its_cache();
+    test_separators_in_strings();
     return 0;
 }
