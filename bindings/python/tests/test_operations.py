@@ -164,6 +164,32 @@ def test_field_keys_of_variables_follow_the_contract(cache: normcache.Cache) -> 
         }
 
 
+def test_separators_in_strings_keep_their_own_field(cache: normcache.Cache) -> None:
+    """`q: "cats,topic:dogs"` and `q: "cats", topic: "dogs"` once shared a storage key."""
+    cache.load_schema("type Query { search(q: String, topic: String, r: [In]): [String] } input In { b: Int a: ID }")
+    joined_key = r"search(q:cats\,topic\:dogs)"
+    with (
+        cache.prepare('{ search(q: "cats,topic:dogs") }') as joined,
+        cache.prepare('{ search(q: "cats", topic: "dogs") }') as apart,
+        cache.prepare("query ($q: String, $topic: String) { search(q: $q, topic: $topic) }") as variable,
+        cache.prepare("query ($r: [In]) { search(r: $r) }") as objects,
+    ):
+        assert cache.write(joined, {"data": {"search": ["cats and dogs"]}}) == [f"QUERY_ROOT.{joined_key}"]
+        assert cache.write(apart, {"data": {"search": ["dogs about cats"]}}) == ["QUERY_ROOT.search(q:cats,topic:dogs)"]
+        assert cache.get("QUERY_ROOT") == {
+            "search(q:cats,topic:dogs)": ["dogs about cats"],
+            joined_key: ["cats and dogs"],
+        }
+        assert cache.read(joined) == {"search": ["cats and dogs"]}
+        assert cache.read(apart) == {"search": ["dogs about cats"]}
+        assert cache.read(variable, {"q": "cats,topic:dogs"}) == {"search": ["cats and dogs"]}
+        assert cache.read(variable, {"q": "cats", "topic": "dogs"}) == {"search": ["dogs about cats"]}
+        # Each input object of a list sorts its own pairs; its strings are escaped too.
+        assert cache.normalize(objects, {"data": {"search": []}}, {"r": [{"b": 1, "a": "x(y)"}, {"b": 2}]}) == {
+            "QUERY_ROOT": {r"search(r:[a:x\(y\),b:1,b:2])": []}
+        }
+
+
 def test_normalize_of_a_response_without_data_is_empty(rules_cache: normcache.Cache) -> None:
     with rules_cache.prepare(HERO) as op:
         assert rules_cache.normalize(op, {"data": None}) == {}
