@@ -59,5 +59,6 @@ extension KeyRules {
         possibleTypes.merge(other.possibleTypes) { $1 }
         if let fields = other.defaultKeyFields { defaultKeyFields = fields }
         resolver = other.resolver
+        storesMutationRoot = other.storesMutationRoot
     }
 }

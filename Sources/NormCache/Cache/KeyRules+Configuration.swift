@@ -3,11 +3,13 @@
 ///     {"typePolicies": {"Pet": {"keyFields": ["id"], "uniqueKeyGroup": "Pet"}},
 ///      "fieldPolicies": {"Query.dog": {"keyArgs": ["id"]}},
 ///      "possibleTypes": {"Pet": ["Dog", "Cat"]},
-///      "defaultKeyFields": ["id"]}
+///      "defaultKeyFields": ["id"],
+///      "storeMutationRoot": false}
 ///
 /// Every member is optional; what is given is added to the rules, replacing the
 /// policies of the same names. Key fields and arguments may also be one string of
-/// space-separated names, as in the directives.
+/// space-separated names, as in the directives. `storeMutationRoot: true` brings back
+/// Apollo's storing of `MUTATION_ROOT` (see `KeyRules.storesMutationRoot`).
 extension KeyRules {
     /// Adds the rules of a configuration JSON object.
     mutating func configure(json bytes: UnsafeRawBufferPointer) throws(NormCacheError) {
@@ -48,8 +50,10 @@ extension KeyRules {
                 }
             case "defaultKeyFields":
                 defaultKeyFields = document.tokens[value].kind == .null ? nil : try reader.names(value, "defaultKeyFields")
+            case "storeMutationRoot":
+                storesMutationRoot = try reader.boolean(value, "storeMutationRoot")
             default:
-                throw reader.error("unknown configuration member '\(section)' (known: typePolicies, fieldPolicies, possibleTypes, defaultKeyFields)", value)
+                throw reader.error("unknown configuration member '\(section)' (known: typePolicies, fieldPolicies, possibleTypes, defaultKeyFields, storeMutationRoot)", value)
             }
         }
     }
@@ -70,6 +74,15 @@ private struct ConfigurationReader {
         let text = String(decoding: document.stringBytes(index), as: UTF8.self)
         guard !text.isEmpty else { throw error("\(what) must not be empty", index) }
         return text
+    }
+
+    /// A JSON `true` or `false`.
+    func boolean(_ index: Int, _ what: String) throws(NormCacheError) -> Bool {
+        switch document.tokens[index].kind {
+        case .true: return true
+        case .false: return false
+        default: throw error("\(what) must be true or false", index)
+        }
     }
 
     /// A non-empty list of names: a JSON array of strings, or one string of names

@@ -21,6 +21,11 @@ struct KeyRules {
     var defaultKeyFields: [String]?
     /// The programmatic rule, asked before all others.
     var resolver: KeyResolver?
+    /// Whether a mutation's write stores `MUTATION_ROOT` and the objects without a key
+    /// below it, whose keys hold the root fields' arguments (Apollo's behaviour); off by
+    /// default, so that a `login(password:)` leaves no secret on disk. Not a key rule,
+    /// but set by `configure` and fixed at `prepare` alike.
+    var storesMutationRoot = false
 
     /// No rules.
     init() {}

@@ -6,6 +6,16 @@
 /// elements and later sibling fields after earlier ones: the batch merges in that
 /// order, so the later write wins.
 ///
+/// A mutation's response, unless the rules say `storeMutationRoot`, gives no record whose
+/// key starts at `MUTATION_ROOT`: neither the root's nor those of the objects without a
+/// key below it (`MUTATION_ROOT.login(email:a@b,password:hunter2)`), since those keys hold
+/// the root fields' arguments, and the fields' values what the server answered to them
+/// (a token). The entities the mutation returns, and the objects without a key below
+/// them (`User:1.profile`), are records as in a query. The whole response is still
+/// checked. A subscription's root is stored as a query's: its arguments select what to
+/// listen to, and reading the last event back through the subscription is what its
+/// record is for.
+///
 /// The inner loop works on bytes alone: an object's members are matched to its shape's
 /// fields in one pass, their values encoded onto a scratch stack (the objects below
 /// encode above them and are gone when done), then copied into the batch in the shape's
@@ -14,6 +24,9 @@
 struct Normalizer: ~Copyable {
     let context: SelectionContext
     let response: JSONDocument
+    /// Whether records keyed by their path from the root (`paths` from 0: the root and
+    /// the objects without a key below it) are left out: a mutation's, by default.
+    let skipsRootPathRecords: Bool
     /// The records normalized so far.
     private var batch = RecordBatch()
 
@@ -37,19 +50,24 @@ struct Normalizer: ~Copyable {
     /// The response path: list indexes (≥ 0) and response keys (`-1 - key id`).
     private var path = PlainArray<Int>()
 
-    private init(context: SelectionContext, response: JSONDocument) {
+    private init(context: SelectionContext, response: JSONDocument, skipsRootPathRecords: Bool) {
         self.context = context
         self.response = response
+        self.skipsRootPathRecords = skipsRootPathRecords
     }
 
     /// The records of `document`: its object at token `data` through `operation`'s plan
     /// as the record `rootKey` — an operation's data (`data` given, typed by the
     /// operation), or a fragment's (`data` nil: the document's root, typed by its
-    /// `__typename` when it has one). The normalizer, its scratch and the document's tape
-    /// are let go when it returns; the records' field keys point into `context`'s shapes.
+    /// `__typename` when it has one). A mutation's root and the objects without a key
+    /// below it give no records unless its rules store the mutation root. The normalizer,
+    /// its scratch and the document's tape are let go when it returns; the records' field
+    /// keys point into `context`'s shapes.
     static func records(of document: JSONDocument, at data: Int?, operation: PreparedOperation, rootKey: String,
                         context: SelectionContext) throws(NormCacheError) -> RecordBatch {
-        var normalizer = Normalizer(context: context, response: document)
+        let isMutation = if case .operation(.mutation) = operation.root, data != nil { true } else { false }
+        var normalizer = Normalizer(context: context, response: document,
+                                    skipsRootPathRecords: isMutation && !operation.keyRules.storesMutationRoot)
         try normalizer.normalize(data: data ?? document.root, plan: operation.plan, rootKey: rootKey, rootType: operation.rootType,
                                  isOperationRoot: data != nil)
         return normalizer.records()
@@ -173,9 +191,26 @@ struct Normalizer: ~Copyable {
             }
         }
 
-        // The record, fields in storage-key order.
+        // The record, fields in storage-key order: unless its key is a path from a root
+        // whose path records are left out.
         try scratch.check(while: "encoding the values of the records")
         try paths.check(while: "writing the keys of the records")
+        let key = UnsafeRawBufferPointer(start: paths.start.assumedPresent + keyStart, count: keyEnd - keyStart)
+        if !(skipsRootPathRecords && keyStart == 0) {
+            try addRecord(key: key, shape: shape, frame: frame, keyRule: keyRule, extras: extras)
+        }
+        scratch.truncate(to: scratchMark)
+        if root == .field {
+            scratch.append(FieldValue.Tag.reference.rawValue)
+            scratch.appendLengthPrefixed(key)
+        }
+    }
+
+    /// Adds the record `key` of an object of `shape`: the fields whose values the slots
+    /// from `frame` hold, and the unselected key fields of `keyRule` in `extras`, in
+    /// storage-key order.
+    private mutating func addRecord(key: UnsafeRawBufferPointer, shape: ObjectShape, frame: Int, keyRule: ObjectShape.KeyRule?,
+                                    extras: [(keyField: Int, start: Int, end: Int)]) throws(NormCacheError) {
         let runStart = batch.runStart
         let firstOrder = batch.takeOrders(shape.fields.count + extras.count)
         for fieldIndex in shape.storageOrder {
@@ -193,13 +228,7 @@ struct Normalizer: ~Copyable {
             try batch.appendField(key: keyRule.assumedPresent.keyFields[extra.keyField], copying: scratchBytes(extra.start, extra.end),
                                   order: firstOrder + UInt32(shape.fields.count + position))
         }
-        let key = UnsafeRawBufferPointer(start: paths.start.assumedPresent + keyStart, count: keyEnd - keyStart)
         try batch.addRecord(key: key, runFrom: runStart, sorted: !shape.hasSharedStorageKeys && extras.isEmpty)
-        scratch.truncate(to: scratchMark)
-        if root == .field {
-            scratch.append(FieldValue.Tag.reference.rawValue)
-            scratch.appendLengthPrefixed(key)
-        }
     }
 
     /// Appends the binary form of a composite field's value to `scratch`: objects as

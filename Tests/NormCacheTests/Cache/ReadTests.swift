@@ -86,7 +86,7 @@ import Testing
 
     @Test func mutationsHaveTheirOwnRoot() throws {
         let test = try TestCache()
-        try test.cache.configure(#"{"defaultKeyFields": ["id"]}"#)
+        try test.cache.configure(#"{"defaultKeyFields": ["id"], "storeMutationRoot": true}"#)
         let op = try test.cache.prepare(#"mutation { rename(id: "1", name: "X") { id name } }"#)
         #expect(try test.cache.write(op, #"{"data": {"rename": {"__typename": "Human", "id": "1", "name": "X"}}}"#)
             == ["Human:1.id", "Human:1.name", "Human:1.__typename", "MUTATION_ROOT.rename(id:1,name:X)"])
