@@ -29,7 +29,10 @@ extension NormalizedCache {
 
     /// The records a GraphQL response (`{"data": ..., "errors": ...}`) splits into, in
     /// the records JSON notation, without touching the cache. A response without
-    /// `data` (or with `data: null`) gives `{}`.
+    /// `data` (or with `data: null`) but with `errors` gives `{}`; a response without
+    /// its envelope, with a top-level member other than `data`, `errors` and
+    /// `extensions`, or with neither `data` nor `errors` is a `.data` error (see
+    /// `ResponseEnvelope`). Variables the operation does not declare are refused.
     public static func normalize(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
                                  response: UnsafeRawBufferPointer) throws(NormCacheError) -> [UInt8] {
         let (block, count) = try normalizeBlock(operation, variables: variables, response: response)
@@ -48,7 +51,8 @@ extension NormalizedCache {
     }
 
     /// Normalizes a response and merges its records in one transaction; returns the
-    /// changed fields (none when not `reportingChanges`). On any error nothing is written.
+    /// changed fields (none when not `reportingChanges`). The response is checked as
+    /// `normalize` checks it; on any error nothing is written.
     public func write(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
                       response: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
         try Self.normalized(operation, variables: variables, response: response) { (batch) throws(NormCacheError) in
@@ -162,16 +166,12 @@ extension NormalizedCache {
         return try body(batch)
     }
 
-    /// The records of a response; none when it has no `data` (or `data: null`).
+    /// The records of a response; none when it has no `data` (or `data: null`). The
+    /// response's top level is checked by `ResponseEnvelope`.
     private static func records(of response: UnsafeRawBufferPointer, operation: PreparedOperation, rootKey: String,
                                 context: SelectionContext) throws(NormCacheError) -> RecordBatch {
         let document = try JSONDocument(scanning: response)
-        guard document.tokens[document.root].kind == .object else {
-            throw NormCacheError(.data, "a GraphQL response must be a JSON object with 'data', not \(document.tokens[document.root].kind)")
-        }
-        guard let data = document.member("data".utf8, ofObject: document.root), document.tokens[data].kind != .null else {
-            return RecordBatch()
-        }
+        guard let data = try ResponseEnvelope.data(of: document, rootPlan: operation.plan) else { return RecordBatch() }
         return try Normalizer.records(of: document, at: data, operation: operation, rootKey: rootKey, context: context)
     }
 }

@@ -61,9 +61,16 @@ public final class PreparedOperation: Sendable {
         self.keyRules = keyRules
     }
 
-    /// The context of one call with `variables` (JSON; empty for none).
+    /// The context of one call with `variables` (JSON; empty for none). An operation
+    /// refuses a variable it does not declare; a fragment, which declares none, takes any.
     func context(variables: UnsafeRawBufferPointer) throws(NormCacheError) -> SelectionContext {
-        SelectionContext(schema: schema, keyRules: keyRules,
-                         variables: try Variables(json: variables, declared: variableDefinitions, schema: schema))
+        let declarer: String?
+        switch root {
+        case .operation: declarer = name.map { "operation '\($0)'" } ?? "the anonymous operation"
+        case .fragment: declarer = nil
+        }
+        return SelectionContext(schema: schema, keyRules: keyRules,
+                                variables: try Variables(json: variables, declared: variableDefinitions,
+                                                         declarer: declarer, schema: schema))
     }
 }

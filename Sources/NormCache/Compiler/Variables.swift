@@ -15,11 +15,18 @@ struct Variables {
     private let defaults: [String: GraphQLValue]
 
     /// Parses the caller's JSON variables (empty: none) for an operation's declared
-    /// variables; anything but a JSON object is an error, and so is a declared variable
-    /// that is missing without a default while its type is non-null, or whose value does
-    /// not fit its type (built-in scalars, lists, and with a schema enums and input
-    /// objects; custom scalars take any value).
-    init(json bytes: UnsafeRawBufferPointer, declared: [VariableDefinition], schema: Schema? = nil) throws(NormCacheError) {
+    /// variables; anything but a JSON object is an error (`.json`), and so (all
+    /// `.invalidArgument`) is a variable that `declarer` does not declare, a declared
+    /// variable that is missing without a default while its type is non-null, or one
+    /// whose value does not fit its type (built-in scalars, lists, and with a schema
+    /// enums and input objects; custom scalars take any value).
+    ///
+    /// `declarer` names the operation for the undeclared check
+    /// (`variable '$frist' is not declared by operation 'Feed' (it declares: $first)`,
+    /// `by the anonymous operation`, `(it declares none)`); nil skips that check, for a
+    /// fragment used directly, which declares no variables and uses any.
+    init(json bytes: UnsafeRawBufferPointer, declared: [VariableDefinition], declarer: String? = nil,
+         schema: Schema? = nil) throws(NormCacheError) {
         var defaults: [String: GraphQLValue] = [:]
         for variable in declared {
             if let value = variable.defaultValue { defaults[variable.name] = value }
@@ -37,7 +44,12 @@ struct Variables {
         }
         var given: [String: Int] = [:]
         for member in document.members(ofObject: document.root) {
-            given[String(decoding: document.stringBytes(member.key), as: UTF8.self)] = member.value
+            let name = String(decoding: document.stringBytes(member.key), as: UTF8.self)
+            if let declarer, !declared.contains(where: { $0.name == name }) {
+                let declares = declared.isEmpty ? " none" : ": " + declared.map { "$" + $0.name }.joined(separator: ", ")
+                throw NormCacheError(.invalidArgument, "variable '$\(name)' is not declared by \(declarer) (it declares\(declares))")
+            }
+            given[name] = member.value
         }
         self.document = document
         self.given = given

@@ -20,10 +20,12 @@ extension DocumentValidation {
     ///   `field 'homeworld' of type 'Planet' needs a selection set`.
     ///
     /// Operations are checked against their root type and fragments once, against their
-    /// own type condition; spreads are not followed.
+    /// own type condition; spreads are not followed. Returns the variables each
+    /// definition uses where the schema expects a type, for `checkVariableUsages`.
     static func checkAgainstSchema(_ document: GraphQLDocument, fragments: [String: FragmentDefinition],
-                                   schema: Schema) throws(NormCacheError) {
+                                   schema: Schema) throws(NormCacheError) -> TypedVariableUses {
         var checker = SchemaChecker(schema: schema, fragments: fragments)
+        var typed = TypedVariableUses()
         for definition in document.definitions {
             switch definition {
             case .operation(let operation):
@@ -32,20 +34,23 @@ extension DocumentValidation {
                 }
                 try checker.check(operation.directives)
                 try checker.check(operation.selections, on: root)
+                typed.operations.append(checker.takeVariableUses())
             case .fragment(let fragment):
                 try checker.checkCondition(fragment.typeCondition, of: "fragment '\(fragment.name)'", at: fragment.location)
                 try checker.check(fragment.directives)
                 try checker.check(fragment.selections, on: fragment.typeCondition)
+                typed.fragments[fragment.name] = checker.takeVariableUses()
             case .schema, .type, .directive:
                 break
             }
         }
+        return typed
     }
 }
 
 /// Checks selection sets against a schema, remembering which type conditions are
 /// possible within which parents (an interface's possible types take a scan of the
-/// schema).
+/// schema), and gathering the variables used in typed positions on the way.
 private struct SchemaChecker {
     /// A type condition within a parent type.
     private struct Placement: Hashable {
@@ -56,6 +61,8 @@ private struct SchemaChecker {
     let schema: Schema
     let fragments: [String: FragmentDefinition]
     private var possible: [Placement: Bool] = [:]
+    /// The variables used in typed positions since the last `takeVariableUses`.
+    private var variableUses: [DocumentValidation.TypedVariableUse] = []
 
     /// A checker against `schema` of a document with `fragments`.
     init(schema: Schema, fragments: [String: FragmentDefinition]) {
@@ -101,9 +108,15 @@ private struct SchemaChecker {
         }
     }
 
+    /// The variables used in typed positions since the last call, in document order.
+    mutating func takeVariableUses() -> [DocumentValidation.TypedVariableUse] {
+        defer { variableUses = [] }
+        return variableUses
+    }
+
     /// Checks the arguments of `@include` and `@skip` among `directives`; other
     /// directives are not in the schema model and pass unchecked.
-    func check(_ directives: [Directive]) throws(NormCacheError) {
+    mutating func check(_ directives: [Directive]) throws(NormCacheError) {
         for directive in directives where directive.name == "include" || directive.name == "skip" {
             try checkArguments(directive.arguments, against: Self.conditionArguments,
                                of: "directive '@\(directive.name)'", at: directive.location)
@@ -138,16 +151,45 @@ private struct SchemaChecker {
     }
 
     /// Checks that every one of `arguments` of `owner` has a definition and that every
-    /// required definition (non-null, no default) has an argument.
-    private func checkArguments(_ arguments: [Argument], against definitions: [FieldDefinition], of owner: String,
-                                at location: SourceLocation) throws(NormCacheError) {
-        for argument in arguments where !definitions.contains(where: { $0.name == argument.name }) {
-            throw DocumentValidation.error("unknown argument '\(argument.name)' on \(owner)", at: argument.location)
+    /// required definition (non-null, no default) has an argument; gathers the variables
+    /// the arguments use.
+    private mutating func checkArguments(_ arguments: [Argument], against definitions: [FieldDefinition], of owner: String,
+                                         at location: SourceLocation) throws(NormCacheError) {
+        for argument in arguments {
+            guard let definition = definitions.first(where: { $0.name == argument.name }) else {
+                throw DocumentValidation.error("unknown argument '\(argument.name)' on \(owner)", at: argument.location)
+            }
+            gatherVariables(argument.value, expecting: definition.type, hasDefault: definition.defaultValue != nil,
+                            at: argument.location)
         }
         for definition in definitions {
             guard case .nonNull = definition.type, definition.defaultValue == nil,
                   !arguments.contains(where: { $0.name == definition.name }) else { continue }
             throw DocumentValidation.error("missing required argument '\(definition.name)' of \(owner)", at: location)
+        }
+    }
+
+    /// Adds the variables in `value`, a value for a position of type `expected` (with a
+    /// default of its own when `hasDefault`): the variable itself, the elements of a list
+    /// in a list position, the fields of an input object that the schema defines. A
+    /// value of the wrong shape for its position is left alone.
+    private mutating func gatherVariables(_ value: GraphQLValue, expecting expected: TypeReference, hasDefault: Bool,
+                                          at location: SourceLocation) {
+        var nullable = expected
+        if case .nonNull(let inner) = expected { nullable = inner }
+        switch (value, nullable) {
+        case (.variable(let name), _):
+            variableUses.append(.init(name: name, expected: expected, hasPositionDefault: hasDefault, location: location))
+        case (.list(let items), .list(let item)):
+            for element in items { gatherVariables(element, expecting: item, hasDefault: false, at: location) }
+        case (.object(let fields), .named(let typeName)):
+            guard let type = schema.type(named: typeName), type.kind == .input else { return }
+            for field in fields {
+                guard let definition = type.fields[field.name] else { continue }
+                gatherVariables(field.value, expecting: definition.type, hasDefault: definition.defaultValue != nil, at: location)
+            }
+        default:
+            break
         }
     }
 

@@ -5,8 +5,9 @@
 /// Without a schema, only the rules that need none run: unique operation names, a lone
 /// anonymous operation, unique fragment names, known fragments, no fragment cycles,
 /// every fragment used, unique and defined variables. With a schema, also the root
-/// types, fields, arguments, type conditions, leaf and composite selections and field
-/// selection merging (see `DocumentValidation+Schema.swift` and
+/// types, fields, arguments, type conditions, leaf and composite selections, variables
+/// used where their type is allowed, and field selection merging (see
+/// `DocumentValidation+Schema.swift`, `DocumentValidation+Variables.swift` and
 /// `DocumentValidation+Merging.swift`).
 ///
 /// Rules run in about that order (names in document order) and the first problem found
@@ -74,7 +75,8 @@ enum DocumentValidation {
         try checkFragments(usage, fragments: fragments, rootFragment: rootFragment)
         try checkVariables(usage)
         guard let schema else { return }
-        try checkAgainstSchema(document, fragments: fragments, schema: schema)
+        let typed = try checkAgainstSchema(document, fragments: fragments, schema: schema)
+        try checkVariableUsages(usage, typed: typed)
         try checkFieldMerging(document, fragments: fragments, schema: schema)
     }
 

@@ -24,4 +24,30 @@ import Testing
         }
         #expect(try test.cache.readText(op, variables: #"{"id": 7, "n": 2, "e": "JEDI", "f": 1.5}"#).hasPrefix("MISS"))
     }
+
+    @Test func aVariableTheOperationDoesNotDeclareIsRefused() throws {
+        let test = try TestCache()
+        let named = try test.cache.prepare("query Feed($first: Int, $after: String) { feed(first: $first, after: $after) { id } }")
+        let message = "variable '$frist' is not declared by operation 'Feed' (it declares: $first, $after)"
+        #expect(throws: NormCacheError(.invalidArgument, message)) { try test.cache.readText(named, variables: #"{"frist": 1}"#) }
+        #expect(throws: NormCacheError(.invalidArgument, message)) {
+            try test.cache.write(named, #"{"data": {"feed": []}}"#, variables: #"{"first": 1, "frist": 1}"#)
+        }
+        #expect(throws: NormCacheError(.invalidArgument, message)) {
+            try test.cache.normalize(named, #"{"data": {"feed": []}}"#, variables: #"{"frist": 1}"#)
+        }
+        let anonymous = try test.cache.prepare("{ feed { id } }")
+        #expect(throws: NormCacheError(.invalidArgument, "variable '$first' is not declared by the anonymous operation (it declares none)")) {
+            try test.cache.readText(anonymous, variables: #"{"first": null}"#)
+        }
+        #expect(try test.cache.keys(withPrefix: "") == [])
+        #expect(try test.cache.readText(named, variables: #"{"first": 1}"#) == #"MISS ["feed"]"#)
+    }
+
+    @Test func aFragmentTakesAnyVariable() throws {
+        let test = try TestCache()
+        let fragment = try test.cache.prepare("fragment F on Dog { name }")
+        _ = try test.cache.writeFragment(fragment, key: "Dog:1", data: #"{"name": "Rex"}"#, variables: #"{"unused": 1}"#)
+        #expect(try test.cache.readFragmentText(fragment, key: "Dog:1", variables: #"{"unused": 1}"#) == #"{"name":"Rex"}"#)
+    }
 }

@@ -273,6 +273,70 @@ import Testing
         """, schema: starWars()) == "GraphQL error at line 1, column 10: field 'friends' of type 'Character' needs a selection set")
     }
 
+    // MARK: Variables where their type is allowed (§5.8.5)
+
+    /// A schema with list, non-null and defaulted arguments and an input object.
+    func feedSchema() throws -> Schema {
+        try Schema(sdl: Array("""
+        type Query {
+          feed(first: Int, after: String): [Item]
+          item(id: ID!): Item
+          items(ids: [ID!]!): [Item]
+          tagged(tags: [String]): [Item]
+          page(size: Int! = 10): [Item]
+          search(filter: Filter): [Item]
+        }
+        input Filter { text: String! limit: Int! = 5 }
+        type Item { id: ID! }
+        """.utf8))
+    }
+
+    /// The message of a variable used at line 1, `column`, where its type is not allowed.
+    func misuse(_ column: Int, _ variable: String, _ type: String, expecting expected: String) -> String {
+        "GraphQL error at line 1, column \(column): variable '\(variable)' of type '\(type)' is used in a position expecting type '\(expected)'"
+    }
+
+    @Test func variablesFitThePositionsTheyAreUsedIn() throws {
+        let schema = try feedSchema()
+        let cases: [(document: String, problem: String?)] = [
+            // Named types must be the same; a non-null variable fits a nullable position.
+            ("query Feed($n: String) { feed(first: $n) { id } }", misuse(31, "$n", "String", expecting: "Int")),
+            ("query ($n: Int!, $a: String) { feed(first: $n, after: $a) { id } }", nil),
+            // A nullable variable fits a non-null position only with a default (not null)
+            // of its own or of the argument or input field it fills.
+            ("query ($id: ID) { item(id: $id) { id } }", misuse(24, "$id", "ID", expecting: "ID!")),
+            ("query ($id: ID = null) { item(id: $id) { id } }", misuse(31, "$id", "ID", expecting: "ID!")),
+            (#"query ($id: ID = "1") { item(id: $id) { id } }"#, nil),
+            ("query ($s: Int) { page(size: $s) { id } }", nil),
+            (#"query ($l: Int) { search(filter: {text: "x", limit: $l}) { id } }"#, nil),
+            ("query ($t: String) { search(filter: {text: $t}) { id } }", misuse(29, "$t", "String", expecting: "String!")),
+            ("query ($w: Boolean) { feed { id @include(if: $w) } }", misuse(42, "$w", "Boolean", expecting: "Boolean!")),
+            // Lists fit level by level; a single value is no list, and a list element
+            // takes the item type.
+            ("query ($ids: [ID]!) { items(ids: $ids) { id } }", misuse(29, "$ids", "[ID]!", expecting: "[ID!]!")),
+            ("query ($t: String) { tagged(tags: $t) { id } }", misuse(29, "$t", "String", expecting: "[String]")),
+            ("query ($t: [[String]]) { tagged(tags: $t) { id } }", misuse(33, "$t", "[[String]]", expecting: "[String]")),
+            ("query ($id: ID) { items(ids: [$id]) { id } }", misuse(25, "$id", "ID", expecting: "ID!")),
+            ("query ($ids: [ID!]!, $id: ID!, $t: [String!]!) { items(ids: [$id]) { id } a: items(ids: $ids) { id } tagged(tags: $t) { id } }",
+             nil),
+        ]
+        for (document, expected) in cases {
+            #expect(try problem(document, schema: schema) == expected, "\(document)")
+        }
+        #expect(try problem("query Feed($n: String) { feed(first: $n) { id } }") == nil, "the rule needs a schema")
+    }
+
+    @Test func aVariableInAFragmentIsCheckedForEachOperationThatReachesIt() throws {
+        let text = """
+        query A($n: Int) { ...Feed }
+        query B($n: String) { ...Feed }
+        fragment Feed on Query { ...Deeper }
+        fragment Deeper on Query { feed(first: $n) { id } }
+        """
+        #expect(try problem(text, schema: feedSchema())
+            == "GraphQL error at line 4, column 33: variable '$n' of type 'String' is used in a position expecting type 'Int'")
+    }
+
     // MARK: Field selection merging
 
     @Test func fieldsOfOneResponseKeySelectTheSameField() throws {
