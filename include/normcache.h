@@ -345,6 +345,25 @@ int normcache_stats(normcache *cache, char **out_json, size_t *out_len);
  * objects under their response path from the nearest keyed parent or root
  * (`QUERY_ROOT.hero.friends.0`), fields under their storage key (the schema name, with
  * arguments sorted: `hero(episode:JEDI)`), changed fields as `recordKey.fieldKey`.
+ *
+ * Storage keys in detail: the schema field name (never the alias), and with arguments
+ * `name:value` pairs sorted by name (by UTF-8 bytes), joined by `,`, in parentheses:
+ * `hero(episode:JEDI,name:R2)`. Strings and enums unquoted, `null` as `a:null`, integers
+ * in decimal, floats as the shortest text that round-trips (`2.0`), `true`/`false`. An
+ * input object as `[name:k:v,...]`, its own pairs sorted, nested objects alike
+ * (`[o:[a:x:s],z:1]`); a list of input objects as each object's sorted pairs in turn
+ * (`reviews:[commentary:x,stars:1,stars:2]`); any other list as `[1, 2]` with a null
+ * element as `<null>`. A variable absent from the variables takes its declared default,
+ * or else drops the argument, list element or object field that holds it.
+ * One departure from Apollo iOS: inside a string value the characters `,` `:` `[` `]`
+ * `(` `)` and `\` are written after a `\`, and a string that reads `null` or `<null>`
+ * gets a leading `\`, so a string can no longer pass for other arguments:
+ * `search(q: "cats,topic:dogs")` is `search(q:cats\,topic\:dogs)` and
+ * `search(q: "cats", topic: "dogs")` is `search(q:cats,topic:dogs)`. Strings without those
+ * characters keep Apollo's key exactly; enum values are names and cannot hold them. As in
+ * Apollo, `1` and `"1"` (or `true` and `"true"`) give the same text, which matters only
+ * for custom scalars, and a list of input objects does not mark where one object ends.
+ *
  * GraphQL errors carry "GraphQL error at line L, column C: ..." in their message.
  * ------------------------------------------------------------------------- */
 
