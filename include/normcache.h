@@ -391,8 +391,13 @@ int normcache_load_schema(normcache *cache, const char *sdl, size_t sdl_len);
  *
  * `config_json`: {"typePolicies": {"Pet": {"keyFields": ["id"], "uniqueKeyGroup": "Pet"}},
  * "fieldPolicies": {"Query.dog": {"keyArgs": ["id"]}}, "possibleTypes": {"Pet": ["Dog",
- * "Cat"]}, "defaultKeyFields": ["id"]}, every member optional. They apply to operations
- * prepared afterwards on this handle.
+ * "Cat"]}, "defaultKeyFields": ["id"], "storeMutationRoot": false}, every member
+ * optional. They apply to operations prepared afterwards on this handle.
+ *
+ * "storeMutationRoot": true brings back Apollo's storing of a mutation's root: the
+ * record MUTATION_ROOT and the objects without a key below it, whose keys hold the root
+ * fields' arguments (`MUTATION_ROOT.login(email:a@b,password:hunter2)`). By default
+ * (false) they are not stored; see normcache_normalize.
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, an unknown member or a
  * value of the wrong type, with its byte offset); NORMCACHE_EJSON.
@@ -585,7 +590,20 @@ int normcache_op_free(normcache_op *op);
  *
  * `response_json` is a GraphQL response ({"data": ..., "errors": ...}); `variables_json`
  * a JSON object or NULL/0. *out_records receives the records in the JSON notation
- * above ({} for a response without data).
+ * above ({} for a response without data): exactly the records normcache_write stores
+ * for the same response (one code path makes both).
+ *
+ * A mutation's root fields are not stored: their storage keys hold the arguments a
+ * mutation is sent with (a password, a card number) and their values what the server
+ * answered to them (a token). A mutation's response gives the records of the entities
+ * it returns (objects with a key, `User:1`) and of the objects without a key below them
+ * (`User:1.profile`), but neither MUTATION_ROOT nor the objects without a key between
+ * it and the first entity (`MUTATION_ROOT.login(email:a@b,password:hunter2)`), whose
+ * keys start with the root's. The whole response is still checked as for a query. A
+ * normcache_read of a mutation therefore answers NORMCACHE_MISS with its root fields
+ * missing. "storeMutationRoot": true (normcache_configure) stores them as Apollo does.
+ * A subscription's root, SUBSCRIPTION_ROOT, is stored as a query's QUERY_ROOT: its
+ * arguments say what to listen to, and reading the last event back is its use.
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or freed operation, NULL out-parameters,
  * a fragment instead of an operation); NORMCACHE_EJSON (malformed response or
@@ -602,8 +620,10 @@ int normcache_normalize(normcache_op *op, const char *variables_json, size_t var
  * normcache_write — normalize a response and merge its records in one transaction.
  *
  * As normcache_normalize, then as normcache_put: *out_changed (when not NULL) receives
- * the changed fields. All or nothing: the key resolver runs before the transaction
- * begins, and any failure leaves the cache as it was.
+ * the changed fields. It stores exactly what normcache_normalize returns: of a
+ * mutation, by default, the entities and not MUTATION_ROOT (see there). All or
+ * nothing: the key resolver runs before the transaction begins, and any failure leaves
+ * the cache as it was.
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL or freed
  * operation, a fragment instead of an operation); NORMCACHE_EJSON; NORMCACHE_EDATA;

@@ -785,8 +785,9 @@ public:
 
     /**
      * Adds key rules without SDL: {"typePolicies": ..., "fieldPolicies": ...,
-     * "possibleTypes": ..., "defaultKeyFields": ...} (see normcache_configure), for the
-     * operations prepared afterwards. Throws InvalidArgumentError, JSONError or ClosedError.
+     * "possibleTypes": ..., "defaultKeyFields": ..., "storeMutationRoot": ...} (see
+     * normcache_configure), for the operations prepared afterwards. Throws
+     * InvalidArgumentError, JSONError or ClosedError.
      */
     void configure(std::string_view config_json)
     {

@@ -245,7 +245,9 @@ class Cache(ManagedHandle[CacheHandle]):
     @raises_closed_error
     def configure(self, config: JSONInput) -> None:
         """Add key rules for operations prepared afterwards: a dict (or JSON text) with any of
-        typePolicies, fieldPolicies, possibleTypes, defaultKeyFields."""
+        typePolicies, fieldPolicies, possibleTypes, defaultKeyFields, and storeMutationRoot
+        (True: store a mutation's MUTATION_ROOT, whose keys hold its arguments, as Apollo
+        does; by default only the entities a mutation returns are written)."""
         encoded = _encode_json(config, "config")
         lib.normcache_configure(self._live_handle(), encoded, len(encoded))
 

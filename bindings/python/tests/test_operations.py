@@ -314,7 +314,7 @@ def test_a_stored_null_is_data(cache: normcache.Cache) -> None:
 
 
 def test_mutations_have_their_own_root(cache: normcache.Cache) -> None:
-    cache.configure({"defaultKeyFields": ["id"]})
+    cache.configure({"defaultKeyFields": ["id"], "storeMutationRoot": True})
     with cache.prepare('mutation { rename(id: "1", name: "X") { id name } }') as op:
         changed = cache.write(op, {"data": {"rename": {"__typename": "Human", "id": "1", "name": "X"}}})
         assert sorted(changed) == [
