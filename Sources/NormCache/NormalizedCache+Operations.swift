@@ -10,7 +10,8 @@ extension NormalizedCache {
     }
 
     /// Adds key rules given as JSON (`typePolicies`, `fieldPolicies`, `possibleTypes`,
-    /// `defaultKeyFields`) for operations prepared afterwards.
+    /// `defaultKeyFields`, and `storeMutationRoot`, which keeps Apollo's `MUTATION_ROOT`)
+    /// for operations prepared afterwards.
     public func configure(json: UnsafeRawBufferPointer) throws(NormCacheError) {
         try rules.configure(json: json)
     }
@@ -33,6 +34,8 @@ extension NormalizedCache {
     /// its envelope, with a top-level member other than `data`, `errors` and
     /// `extensions`, or with neither `data` nor `errors` is a `.data` error (see
     /// `ResponseEnvelope`). Variables the operation does not declare are refused.
+    /// Exactly the records `write` stores: of a mutation, unless the rules say
+    /// `storeMutationRoot`, the entities it returns and not `MUTATION_ROOT` (`Normalizer`).
     public static func normalize(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
                                  response: UnsafeRawBufferPointer) throws(NormCacheError) -> [UInt8] {
         let (block, count) = try normalizeBlock(operation, variables: variables, response: response)
