@@ -281,6 +281,70 @@ static void test_malformed_records(void)
     CHECK_OK(normcache_close(cache));
 }
 
+/** Fails unless `call` returns `expected` with exactly the message `message`, resets its
+ * output pair and leaves the seeded store as it was. */
+#define CHECK_REFUSED(cache, call, out, out_len, expected, message) \
+    do {                                                            \
+        preset(&(out), &(out_len));                                 \
+        CHECK_CODE(call, expected);                                 \
+        CHECK(strcmp(normcache_errmsg(), (message)) == 0);          \
+        CHECK((out) == NULL && (out_len) == 0);                     \
+        CHECK_UNCHANGED(cache);                                     \
+    } while (0)
+
+/**
+ * A response without its {"data": ...} envelope, or with a stray top-level member, is
+ * NORMCACHE_EDATA from normalize and write; a variable the operation does not declare is
+ * NORMCACHE_EINVAL from normalize, write and read; with a schema loaded, a variable used
+ * where its type is not allowed fails prepare with NORMCACHE_EDOCUMENT.
+ */
+static void test_responses_and_variables(void)
+{
+    static const char bare[] = "{\"feed\": [{\"id\": \"1\"}]}";
+    static const char stray[] = "{\"data\": {\"feed\": []}, \"result\": 1}";
+    static const char wrapped[] = "{\"data\": {\"feed\": []}}";
+    static const char misspelled[] = "{\"frist\": 2}";
+    static const char document[] = "query Feed($first: Int) { feed(first: $first) { id } }";
+    static const char sdl[] = "type Query { feed(first: Int): [Item] } type Item { id: ID! }";
+    static const char misused[] = "query ($n: String) { feed(first: $n) { id } }";
+    const char *no_envelope = "the response has no 'data' envelope: its member 'feed' is a field of the "
+                              "operation; pass {\"data\": <this object>}";
+    const char *stray_member = "unexpected member 'result' at the top of the response: a GraphQL "
+                               "response holds only 'data', 'errors' and 'extensions'";
+    const char *undeclared = "variable '$frist' is not declared by operation 'Feed' (it declares: $first)";
+    normcache *cache = open_seeded();
+    normcache_op *op = NULL;
+    char *out = NULL;
+    size_t out_len = 0;
+
+    CHECK_OK(normcache_prepare(cache, document, strlen(document), NULL, 0, &op));
+    CHECK_REFUSED(cache, normcache_normalize(op, NULL, 0, bare, strlen(bare), &out, &out_len), out, out_len,
+                  NORMCACHE_EDATA, no_envelope);
+    CHECK_REFUSED(cache, normcache_write(cache, op, NULL, 0, bare, strlen(bare), &out, &out_len), out, out_len,
+                  NORMCACHE_EDATA, no_envelope);
+    CHECK_REFUSED(cache, normcache_write(cache, op, NULL, 0, stray, strlen(stray), &out, &out_len), out, out_len,
+                  NORMCACHE_EDATA, stray_member);
+    CHECK_REFUSED(cache,
+                  normcache_normalize(op, misspelled, strlen(misspelled), wrapped, strlen(wrapped), &out, &out_len),
+                  out, out_len, NORMCACHE_EINVAL, undeclared);
+    CHECK_REFUSED(cache,
+                  normcache_write(cache, op, misspelled, strlen(misspelled), wrapped, strlen(wrapped), &out,
+                                  &out_len),
+                  out, out_len, NORMCACHE_EINVAL, undeclared);
+    CHECK_REFUSED(cache, normcache_read(cache, op, misspelled, strlen(misspelled), 0, &out, &out_len), out, out_len,
+                  NORMCACHE_EINVAL, undeclared);
+    CHECK_OK(normcache_op_free(op));
+
+    CHECK_OK(normcache_load_schema(cache, sdl, strlen(sdl)));
+    op = NULL;
+    CHECK_CODE(normcache_prepare(cache, misused, strlen(misused), NULL, 0, &op), NORMCACHE_EDOCUMENT);
+    CHECK(strcmp(normcache_errmsg(), "GraphQL error at line 1, column 27: variable '$n' of type 'String' is "
+                                     "used in a position expecting type 'Int'") == 0);
+    CHECK(op == NULL);
+    CHECK_UNCHANGED(cache);
+    CHECK_OK(normcache_close(cache));
+}
+
 /** {"A:1": {"a": VALUE}} where VALUE is `depth` nested `open`s around 1, closed when `closed`. */
 static nc_text nested_record(size_t depth, const char *open, char close, int closed)
 {
@@ -438,6 +502,7 @@ int main(void)
     test_null_with_zero_length();
     test_empty_keys();
     test_malformed_records();
+    test_responses_and_variables();
     test_absurd_nesting();
     test_deep_but_allowed_nesting();
     test_errmsg_is_per_thread();

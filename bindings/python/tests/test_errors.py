@@ -286,3 +286,73 @@ def test_a_failed_put_leaves_the_store_unchanged(cache: normcache.Cache, records
     assert _snapshot(cache) == before
     assert cache.get("New:1") is None
     assert cache.get("A:1") == {"x": 1}
+
+
+# --- responses and variables that do not fit the operation -----------------------------
+
+FEED = "query Feed($first: Int) { feed(first: $first) { id } }"
+
+
+def test_a_response_without_its_envelope_says_what_was_meant(cache: normcache.Cache) -> None:
+    op = cache.prepare(FEED)
+    response = {"data": {"feed": [{"id": "1"}]}}
+    expected = (
+        "the response has no 'data' envelope: its member 'feed' is a field of the operation; "
+        'pass {"data": <this object>}'
+    )
+    for call in (lambda: cache.write(op, response["data"]), lambda: cache.normalize(op, response["data"])):
+        with pytest.raises(normcache.DataError) as failure:
+            call()
+        assert (failure.value.code, failure.value.message) == (-5, expected)
+    assert cache.search("") == []
+    assert cache.write(op, response) == ["QUERY_ROOT.feed.0.id", "QUERY_ROOT.feed"]
+
+
+@pytest.mark.parametrize(
+    "response, message",
+    [
+        (
+            {"data": {"feed": []}, "result": 1},
+            "unexpected member 'result' at the top of the response: "
+            "a GraphQL response holds only 'data', 'errors' and 'extensions'",
+        ),
+        ({}, "the response has neither 'data' nor 'errors': a GraphQL response holds one or both"),
+    ],
+    ids=["stray-member", "empty"],
+)
+def test_a_stray_top_level_member_is_a_data_error(cache: normcache.Cache, response: object, message: str) -> None:
+    op = cache.prepare(FEED)
+    with pytest.raises(normcache.DataError) as failure:
+        cache.write(op, response)
+    assert failure.value.message == message
+    assert cache.search("") == []
+
+
+def test_a_response_with_errors_and_no_data_writes_nothing(cache: normcache.Cache) -> None:
+    op = cache.prepare(FEED)
+    assert cache.write(op, {"data": None, "errors": [{"message": "boom"}]}) == []
+    assert cache.write(op, {"errors": [{"message": "boom"}]}) == []
+    assert cache.search("") == []
+
+
+def test_a_variable_the_operation_does_not_declare_is_refused(cache: normcache.Cache) -> None:
+    op = cache.prepare(FEED)
+    expected = "variable '$frist' is not declared by operation 'Feed' (it declares: $first)"
+    for call in (
+        lambda: cache.read(op, {"frist": 3}),
+        lambda: cache.write(op, {"data": {"feed": []}}, {"frist": 3}),
+        lambda: cache.normalize(op, {"data": {"feed": []}}, {"frist": 3}),
+    ):
+        with pytest.raises(normcache.InvalidArgumentError) as failure:
+            call()
+        assert (failure.value.code, failure.value.message) == (-1, expected)
+    assert cache.search("") == []
+
+
+def test_a_variable_used_where_its_type_is_not_allowed_fails_prepare(cache: normcache.Cache) -> None:
+    cache.load_schema("type Query { feed(first: Int): [Item] } type Item { id: ID! }")
+    with pytest.raises(normcache.DocumentError) as failure:
+        cache.prepare("query ($n: String) { feed(first: $n) { id } }")
+    assert failure.value.message == (
+        "GraphQL error at line 1, column 27: variable '$n' of type 'String' is used in a position expecting type 'Int'"
+    )
