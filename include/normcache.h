@@ -558,6 +558,14 @@ int normcache_key_set(normcache_key *key, const char *id, size_t id_len, const c
  * as they are now, and stays valid after the handle is closed. Release it with
  * normcache_op_free.
  *
+ * The document is checked with or without a schema (unique names, known fragments, no
+ * fragment cycles, defined variables); with a schema loaded, also against it: known
+ * fields and arguments, possible type conditions, and every variable used where its
+ * declared type is allowed (GraphQL's rule: `$n: String` passed to an `Int` argument
+ * is "variable '$n' of type 'String' is used in a position expecting type 'Int'"; a
+ * nullable variable fits a non-null argument only when the variable or the argument
+ * has a default; lists fit level by level).
+ *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL out_op);
  * NORMCACHE_EDOCUMENT (malformed or invalid document, unknown operation name, several
  * operations (or, without operations, several fragments) and no name; line and column
@@ -605,10 +613,24 @@ int normcache_op_free(normcache_op *op);
  * A subscription's root, SUBSCRIPTION_ROOT, is stored as a query's QUERY_ROOT: its
  * arguments say what to listen to, and reading the last event back is its use.
  *
+ * The response's top level holds only "data", "errors" and "extensions". "data" null
+ * or absent beside "errors" (a request error, or a field error that nulled the root)
+ * gives {} and is no error. Anything else there is NORMCACHE_EDATA: a response passed
+ * without its envelope (the data object alone: "the response has no 'data' envelope:
+ * its member 'feed' is a field of the operation; pass {"data": <this object>}"),
+ * another member ("unexpected member 'result' at the top of the response: a GraphQL
+ * response holds only 'data', 'errors' and 'extensions'"), or neither "data" nor
+ * "errors". The variables must fit the operation: a variable it does not declare
+ * ("variable '$frist' is not declared by operation 'Feed' (it declares: $first)"), a
+ * non-null variable without a default that is missing, or a value of another type is
+ * NORMCACHE_EINVAL.
+ *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or freed operation, NULL out-parameters,
- * a fragment instead of an operation); NORMCACHE_EJSON (malformed response or
- * variables); NORMCACHE_EDATA (a selected field missing, a null in a non-null
- * position, a value of the wrong shape; the message names the response path);
+ * a fragment instead of an operation, variables that do not fit the operation);
+ * NORMCACHE_EJSON (malformed response or variables); NORMCACHE_EDATA (a response
+ * without its envelope or with another top-level member, a selected field missing, a
+ * null in a non-null position, a value of the wrong shape; the message names the
+ * response path);
  * NORMCACHE_ECALLBACK (the key resolver failed; its reason in the message);
  * NORMCACHE_ENOMEM.
  */
@@ -626,8 +648,9 @@ int normcache_normalize(normcache_op *op, const char *variables_json, size_t var
  * the cache as it was.
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL or freed
- * operation, a fragment instead of an operation); NORMCACHE_EJSON; NORMCACHE_EDATA;
- * NORMCACHE_ECALLBACK (as normcache_normalize); NORMCACHE_EREADONLY;
+ * operation, a fragment instead of an operation, variables that do not fit the
+ * operation); NORMCACHE_EJSON; NORMCACHE_EDATA; NORMCACHE_ECALLBACK (all three as
+ * normcache_normalize); NORMCACHE_EREADONLY;
  * NORMCACHE_ENOTCACHE (damaged file); NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
  */
 int normcache_write(normcache *cache, normcache_op *op,
@@ -648,7 +671,8 @@ int normcache_write(normcache *cache, normcache_op *op,
  * A stored null is data.
  *
  * Returns NORMCACHE_OK; NORMCACHE_MISS; NORMCACHE_EINVAL (NULL or closed handle or
- * operation, unknown flags); NORMCACHE_EJSON (malformed variables); NORMCACHE_EDATA (a
+ * operation, unknown flags, variables that do not fit the operation, as for
+ * normcache_normalize); NORMCACHE_EJSON (malformed variables); NORMCACHE_EDATA (a
  * stored null in a non-null position); NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE;
  * NORMCACHE_ENOMEM.
  */
@@ -677,7 +701,8 @@ int normcache_read_fragment(normcache *cache, normcache_op *fragment, const char
  * Direct cache access, as Apollo's writeFragment: `data_json` is the object the
  * fragment selects ({"name": "Rex", "owner": {"id": "7", "__typename": "User"}}); it is
  * normalized as the record `key` (objects below it keyed by the rules or by path from
- * `key`) and merged in one transaction. Outputs and codes as normcache_write.
+ * `key`) and merged in one transaction. Outputs and codes as normcache_write; `data_json`
+ * has no {"data": ...} envelope, and a fragment, which declares no variables, takes any.
  */
 int normcache_write_fragment(normcache *cache, normcache_op *fragment, const char *key, size_t key_len,
                              const char *data_json, size_t data_len,
