@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from typing import Any
 
 import pytest
 from conftest import stored
@@ -320,7 +321,9 @@ def test_a_response_without_its_envelope_says_what_was_meant(cache: normcache.Ca
     ],
     ids=["stray-member", "empty"],
 )
-def test_a_stray_top_level_member_is_a_data_error(cache: normcache.Cache, response: object, message: str) -> None:
+def test_a_stray_top_level_member_is_a_data_error(
+    cache: normcache.Cache, response: dict[str, Any], message: str
+) -> None:
     op = cache.prepare(FEED)
     with pytest.raises(normcache.DataError) as failure:
         cache.write(op, response)

@@ -594,6 +594,68 @@ def test_invalid_documents_and_operation_names(cache: normcache.Cache) -> None:
         cache.prepare(None)  # type: ignore[arg-type]
 
 
+USAGE_SDL = """
+type Query {
+  feed(first: Int): [Item]
+  item(id: ID!): Item
+  items(ids: [ID!]!): [Item]
+  tagged(tags: [String]): [Item]
+  page(size: Int! = 10): [Item]
+  search(filter: Filter): [Item]
+  grid(m: [[Int!]]): [Item]
+}
+input Filter { text: String! limit: Int! = 5 tags: [String!] }
+type Item { id: ID! }
+"""
+USAGE_TYPES = ["Int", "Int!", "String", "ID", "ID!", "[ID]", "[ID!]", "[ID!]!", "[ID]!", "[String]", "[String!]!"]
+USAGE_TYPES += ["[[Int!]]", "[[Int]]", "[Int!]", "Boolean"]
+USAGE_POSITIONS = [
+    "feed(first: $v)",
+    "item(id: $v)",
+    "items(ids: $v)",
+    "items(ids: [$v])",
+    "tagged(tags: $v)",
+    "tagged(tags: [$v])",
+    "page(size: $v)",
+    "search(filter: {text: $v})",
+    'search(filter: {text: "x", limit: $v})',
+    'search(filter: {text: "x", tags: $v})',
+    'search(filter: {text: "x", tags: [$v]})',
+    "grid(m: $v)",
+    "grid(m: [$v])",
+    "grid(m: [[$v]])",
+]
+USAGE_LITERALS = {"Int": "1", "ID": '"1"', "String": '"s"', "Boolean": "true"}
+
+
+def test_variable_usages_are_allowed_exactly_where_graphql_core_allows_them(cache: normcache.Cache) -> None:
+    """Every declared type (without a default, with `= null`, with a value) in every
+    position: prepare refuses exactly the documents graphql-core's
+    VariablesInAllowedPositionRule refuses (GraphQL specification 5.8.5)."""
+    graphql = pytest.importorskip("graphql")
+    from graphql.validation import VariablesInAllowedPositionRule
+
+    schema = graphql.build_schema(USAGE_SDL)
+    cache.load_schema(USAGE_SDL)
+    disagreements = []
+    for declared in USAGE_TYPES:
+        depth = declared.count("[")
+        value = "[" * depth + USAGE_LITERALS[declared.strip("[]!")] + "]" * depth
+        for default in ("", " = null", " = " + value):
+            for position in USAGE_POSITIONS:
+                document = f"query Q($v: {declared}{default}) {{ {position} {{ id }} }}"
+                refused = bool(graphql.validate(schema, graphql.parse(document), [VariablesInAllowedPositionRule]))
+                try:
+                    cache.prepare(document).close()
+                    ours = False
+                except normcache.DocumentError as error:
+                    assert "is used in a position expecting type" in error.message, document
+                    ours = True
+                if ours != refused:
+                    disagreements.append(document)
+    assert disagreements == []
+
+
 def test_a_response_missing_a_selected_field_is_a_data_error_naming_its_path(rules_cache: normcache.Cache) -> None:
     response = {
         "data": {
