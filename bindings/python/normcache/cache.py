@@ -268,7 +268,13 @@ class Cache(ManagedHandle[CacheHandle]):
     @raises_closed_error
     def normalize(self, op: Operation, response: JSONInput, variables: Variables = None) -> dict[str, Any]:
         """The records a GraphQL response of `op` splits into, without touching any cache
-        (this one may even be closed): {"Droid:2001": {"name": "R2-D2", ...}, ...}."""
+        (this one may even be closed): {"Droid:2001": {"name": "R2-D2", ...}, ...}.
+
+        `response` is the whole response, {"data": ..., "errors": ...}: its data alone, or
+        another top-level member than data, errors and extensions, raises DataError ({}
+        for data null or absent beside errors). A variable `op` does not declare raises
+        InvalidArgumentError.
+        """
         data = _encode_json(response, "response")
         encoded_variables, variables_len = _encode_variables(variables)
         _, buffer = call_with_buffer(
@@ -283,7 +289,8 @@ class Cache(ManagedHandle[CacheHandle]):
     ) -> list[str]:
         """Normalize a response of `op` and merge its records in one atomic write; return the
         changed "recordKey.fieldKey" strings ([] with changes=False, which spares building
-        them). On any error nothing is written."""
+        them). The response and variables are checked as normalize() checks them; on any
+        error nothing is written."""
         data = _encode_json(response, "response")
         encoded_variables, variables_len = _encode_variables(variables)
         arguments = (self._live_handle(), _operation_handle(op), encoded_variables, variables_len, data, len(data))
