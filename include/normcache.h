@@ -281,6 +281,30 @@ int normcache_get(normcache *cache, const char *key, size_t key_len,
 int normcache_remove(normcache *cache, const char *key, size_t key_len);
 
 /**
+ * normcache_remove_field — delete one field of one record, so that the next read of
+ * it misses.
+ *
+ * `field` is the field's storage key as stored, compared byte for byte: `name`, or a
+ * root field's entry with its arguments, `feed(first:10)` of the record `QUERY_ROOT`.
+ * An operation that selects it then reads as NORMCACHE_MISS at that path, and its next
+ * fetch writes it again; a stored null would instead be data (and fail to read in a
+ * non-null position). The record's other fields keep their values and times. A record
+ * left without fields is deleted, as Apollo's evict does. One atomic transaction.
+ *
+ * Returns NORMCACHE_OK when the field was deleted; NORMCACHE_NOTFOUND when there was
+ * no such record or the record had no such field (nothing is written);
+ * NORMCACHE_EINVAL (NULL handle, closed handle, a NULL key or field with a non-zero
+ * length, a key or field that is empty or not UTF-8); NORMCACHE_EREADONLY (checked
+ * first, whether or not the field exists); NORMCACHE_ENOTCACHE (the stored record is
+ * damaged); NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
+ *
+ * Thread-safe, like every call on a handle; it waits for other writers, as a write
+ * does.
+ */
+int normcache_remove_field(normcache *cache, const char *key, size_t key_len,
+                           const char *field, size_t field_len);
+
+/**
  * normcache_remove_prefix — delete every record whose key starts with `prefix`.
  *
  * One atomic transaction. When `out_count` is not NULL it receives the number of

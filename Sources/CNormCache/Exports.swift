@@ -95,6 +95,16 @@ public func normcache_remove(_ cache: OpaquePointer?, _ key: UnsafePointer<CChar
 }
 
 @c @implementation
+public func normcache_remove_field(_ cache: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ keyLength: Int,
+                                   _ field: UnsafePointer<CChar>?, _ fieldLength: Int) -> Int32 {
+    Boundary.run { () throws(NormCacheError) in
+        let open = try caches.object(cache)
+        let keyBytes = try Boundary.input(key, keyLength, "key")
+        return try open.removeField(Boundary.input(field, fieldLength, "field"), of: keyBytes) ? NORMCACHE_OK : NORMCACHE_NOTFOUND
+    }
+}
+
+@c @implementation
 public func normcache_remove_prefix(_ cache: OpaquePointer?, _ prefix: UnsafePointer<CChar>?, _ prefixLength: Int,
                                     _ outCount: UnsafeMutablePointer<UInt64>?) -> Int32 {
     outCount?.pointee = 0

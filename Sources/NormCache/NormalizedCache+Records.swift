@@ -68,6 +68,33 @@ extension NormalizedCache {
         try key.withUTF8Bytes { (bytes) throws(NormCacheError) in try remove(bytes) }
     }
 
+    /// Deletes the field `field` (its storage key as stored, exact bytes: `feed(first:10)`)
+    /// of the record `key` in one write transaction, so that the next read of it misses;
+    /// the other fields keep their values and times. A record left without fields is
+    /// deleted, as Apollo's `evict` does. Returns false when the record or the field was
+    /// absent (nothing is written).
+    public func removeField(_ field: UnsafeRawBufferPointer, of key: UnsafeRawBufferPointer) throws(NormCacheError) -> Bool {
+        try Self.checkKey(key, what: "record key")
+        try Self.checkKey(field, what: "field key")
+        return try store.write { (txn) throws(NormCacheError) -> Bool in
+            guard let stored = try txn.record(key) else { return false }
+            guard let view = RecordView(stored), let found = view.index(of: field) else { throw txn.damaged(key) }
+            guard let index = found else { return false }
+            if view.count == 1 { return try txn.removeRecord(key) }
+            var out = ByteBuffer(capacity: stored.count)
+            try RecordEncoder(writtenAt: 0).write(view, removing: index, into: &out, key: key)
+            try txn.setRecord(key, out.bytes)
+            return true
+        }
+    }
+
+    /// `removeField(_:of:)` for `String` arguments.
+    public func removeField(_ field: String, of key: String) throws(NormCacheError) -> Bool {
+        try key.withUTF8Bytes { (keyBytes) throws(NormCacheError) in
+            try field.withUTF8Bytes { (fieldBytes) throws(NormCacheError) in try removeField(fieldBytes, of: keyBytes) }
+        }
+    }
+
     /// Deletes every record whose key starts with `prefix` (not empty: use `clear`),
     /// atomically; returns how many.
     public func removeAll(withPrefix prefix: UnsafeRawBufferPointer) throws(NormCacheError) -> Int {

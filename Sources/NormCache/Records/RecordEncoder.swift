@@ -106,6 +106,32 @@ struct RecordEncoder {
         return true
     }
 
+    /// Writes `record` without its field at `index` (which is below `record.count`) into
+    /// `out` (emptied first): every other field with its own time, in the same order. Throws `.notACache` when the
+    /// record is damaged, `.outOfMemory` when `out` cannot hold the result.
+    func write(_ record: RecordView, removing index: Int, into out: inout ByteBuffer,
+               key: UnsafeRawBufferPointer) throws(NormCacheError) {
+        var size = Self.headerLength(record.count &- 1)
+        for position in 0..<record.count where position != index {
+            guard let field = record.field(at: position) else { throw Self.damaged(key, field: position, of: record.count) }
+            size &+= Self.entryLength(keyCount: field.key.count, timeLength: Varint.length(field.writtenAt), valueCount: field.value.count)
+        }
+        out.removeAll()
+        guard let base = out.reserve(size) else {
+            throw .outOfMemory(allocating: out.failedAllocation, while: "removing a field of the record '\(KeyBytes.preview(key))'")
+        }
+        var table = Self.writeHeader(count: record.count &- 1, to: base)
+        var position = Self.headerLength(record.count &- 1)
+        // The fields were read once already, so they are whole.
+        for stored in 0..<record.count where stored != index {
+            guard let field = record.field(at: stored) else { continue }
+            (base + table).storeBytes(of: UInt32(truncatingIfNeeded: position).littleEndian, as: UInt32.self)
+            table &+= 4
+            position = writeEntry(key: field.key, writtenAt: field.writtenAt, value: field.value, to: base, at: position)
+        }
+        out.advance(by: size)
+    }
+
     /// Fails for a record larger than its offset table can address (4 GiB).
     static func check(size: Int, key: UnsafeRawBufferPointer) throws(NormCacheError) {
         guard size <= Int(UInt32.max) else {

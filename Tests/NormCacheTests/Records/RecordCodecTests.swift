@@ -255,6 +255,33 @@ import Testing
         #expect(Self.view(kept.out) == [Viewed("a", 100, [0x03, 0x01, 0x31]), Viewed("b", 300, [0x03, 0x01, 0x32]), Viewed("c", 100, [0x04, 0x01, 0x78])])
     }
 
+    /// The record `bytes` without its field at `index`, as `RecordEncoder.write(_:removing:into:key:)`
+    /// writes it at `time` into an `out` that holds `untouched`.
+    static func removing(_ index: Int, from bytes: [UInt8], at time: UInt64) throws -> [UInt8] {
+        try bytes.withUnsafeBytes { bytes in
+            let view = try #require(RecordView(bytes))
+            var out = ByteBuffer()
+            out.append(contentsOf: untouched)
+            try Array("K".utf8).withUnsafeBytes { try RecordEncoder(writtenAt: time).write(view, removing: index, into: &out, key: $0) }
+            return out.array
+        }
+    }
+
+    @Test func removingAFieldKeepsTheOthersWithTheirTimes() throws {
+        let stored = try Self.storedAC()
+        // a@100, b@300, c@100: removing b gives back the stored record byte for byte.
+        let three = try Self.merge(stored, #"{"K": {"b": 2}}"#, at: 300).out
+        for time: UInt64 in [0, 100, 300] {
+            #expect(try Self.removing(1, from: three, at: time) == stored, "at \(time)")
+        }
+        #expect(Self.view(try Self.removing(0, from: three, at: 0)) == [Viewed("b", 300, [0x03, 0x01, 0x32]), Viewed("c", 100, [0x04, 0x01, 0x78])])
+        #expect(Self.view(try Self.removing(2, from: three, at: 0)) == [Viewed("a", 100, [0x03, 0x01, 0x31]), Viewed("b", 300, [0x03, 0x01, 0x32])])
+        #expect(try Self.removing(0, from: try Self.encoded(#"{"K": {"a": 1}}"#, at: 100), at: 0) == [0x01, 0x00])
+        var damaged = Self.abc
+        damaged[10] = 200
+        #expect(throws: NormCacheError(.notACache, "record 'K' is damaged (field 2 of 3)")) { try Self.removing(0, from: damaged, at: 0) }
+    }
+
     @Test func aMergeIntoARecordWithoutFieldsWritesTheIncomingRecord() throws {
         #expect(Self.view([0x01, 0x00]) == [])
         let merge = try Self.merge([0x01, 0x00], #"{"K": {"b": 2, "a": 1}}"#, at: 100)
