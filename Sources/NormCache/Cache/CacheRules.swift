@@ -1,10 +1,16 @@
 /// The schema and key rules of one cache handle, changed by `loadSchema`, `configure`
 /// and read by `prepare`, from any thread.
+///
+/// Configuration JSON is checked against the schema where both are known: at
+/// `configure` when a schema is loaded, else when the next schema is loaded, which
+/// replays every configuration given so far over the schema's directives and fails
+/// (the schema not loaded) when one names what the schema lacks.
 final class CacheRules: @unchecked Sendable {
     private let lock = Mutex()
     private var schema: Schema?
     private var keyRules = KeyRules()
-    private var configured = KeyRules()
+    /// Every configuration JSON accepted so far, in order, replayed over a new schema.
+    private var configurations: [[UInt8]] = []
 
     /// The schema and rules now in force.
     var current: (schema: Schema?, keyRules: KeyRules) {
@@ -12,11 +18,18 @@ final class CacheRules: @unchecked Sendable {
     }
 
     /// Replaces the schema; the rules become the schema's directives with the
-    /// configured rules over them.
+    /// configured rules over them, checked against it.
     func load(_ newSchema: Schema) throws(NormCacheError) {
         var rules = try KeyRules(schema: newSchema)
         try lock.withLock { () throws(NormCacheError) in
-            rules.overlay(configured)
+            for json in configurations {
+                do throws(NormCacheError) {
+                    try json.withBytes { (bytes) throws(NormCacheError) in try rules.configure(json: bytes, schema: newSchema) }
+                } catch {
+                    throw NormCacheError(error.code, "the key rules configured before the schema do not fit it: \(error.message)")
+                }
+            }
+            rules.resolver = keyRules.resolver
             try rules.checkInheritance(in: newSchema, code: .schema)
             schema = newSchema
             keyRules = rules
@@ -27,38 +40,22 @@ final class CacheRules: @unchecked Sendable {
     func setResolver(_ resolver: KeyResolver?) {
         // The replaced resolver is let go after the lock: letting go of the last hold on
         // a C resolver runs its context's destructor, which must not run under our lock.
-        let replaced = lock.withLock { () -> (KeyResolver?, KeyResolver?) in
-            defer {
-                configured.resolver = resolver
-                keyRules.resolver = resolver
-            }
-            return (configured.resolver, keyRules.resolver)
+        let replaced = lock.withLock { () -> KeyResolver? in
+            defer { keyRules.resolver = resolver }
+            return keyRules.resolver
         }
         withExtendedLifetime(replaced) {}
     }
 
-    /// Adds configured rules (JSON), over the schema's.
+    /// Adds configured rules (JSON), over the schema's; with a schema loaded, checked
+    /// against it.
     func configure(json: UnsafeRawBufferPointer) throws(NormCacheError) {
         try lock.withLock { () throws(NormCacheError) in
-            var added = configured
-            try added.configure(json: json)
             var rules = keyRules
-            try rules.configure(json: json)
+            try rules.configure(json: json, schema: schema)
             if let schema { try rules.checkInheritance(in: schema, code: .invalidArgument) }
-            configured = added
+            configurations.append(Array(json))
             keyRules = rules
         }
-    }
-}
-
-extension KeyRules {
-    /// Adds the rules of `other`, replacing policies of the same names.
-    mutating func overlay(_ other: KeyRules) {
-        typePolicies.merge(other.typePolicies) { $1 }
-        fieldPolicies.merge(other.fieldPolicies) { $1 }
-        possibleTypes.merge(other.possibleTypes) { $1 }
-        if let fields = other.defaultKeyFields { defaultKeyFields = fields }
-        resolver = other.resolver
-        storesMutationRoot = other.storesMutationRoot
     }
 }

@@ -38,7 +38,7 @@ struct KeyRules {
                 switch directive.name {
                 case "typePolicy":
                     let keyFields = try Self.words(directive, "keyFields", type: type.name)
-                    for field in keyFields where type.fields[field] == nil && type.kind != .union {
+                    if let field = Self.unknownKeyField(keyFields, of: type) {
                         throw Self.error("key field '\(field)' of @typePolicy on '\(type.name)' is not a field of '\(type.name)'", at: directive.location)
                     }
                     typePolicies[type.name] = TypePolicy(keyFields: keyFields, group: nil)
@@ -48,7 +48,7 @@ struct KeyRules {
                         throw Self.error("@fieldPolicy on '\(type.name)' names no field of '\(type.name)'", at: directive.location)
                     }
                     let keyArgs = try Self.words(directive, "keyArgs", type: type.name)
-                    for path in keyArgs where !Self.isArgumentPath(path, of: definition, in: schema) {
+                    if let path = Self.unknownKeyArgument(keyArgs, of: definition, in: schema) {
                         throw Self.error("key argument '\(path)' of @fieldPolicy is not an argument of '\(type.name).\(field[0])'", at: directive.location)
                     }
                     fieldPolicies[type.name + "." + field[0]] = keyArgs
@@ -77,6 +77,19 @@ struct KeyRules {
                 throw NormCacheError(code, "GraphQL error at \(type.location): '\(type.name)' inherits conflicting type policies (\(inherited))")
             }
         }
+    }
+
+    /// The first of a type policy's `keyFields` that is not a field of `type`; nil when
+    /// all are, and for a union, which has no fields of its own. SDL directives and
+    /// configuration JSON are checked with it alike.
+    static func unknownKeyField(_ keyFields: [String], of type: Schema.NamedType) -> String? {
+        type.kind == .union ? nil : keyFields.first { type.fields[$0] == nil }
+    }
+
+    /// The first of a field policy's `keyArgs` that is not an argument path of `field`;
+    /// nil when all are. SDL directives and configuration JSON are checked with it alike.
+    static func unknownKeyArgument(_ keyArgs: [String], of field: FieldDefinition, in schema: Schema) -> String? {
+        keyArgs.first { !isArgumentPath($0, of: field, in: schema) }
     }
 
     /// Whether `path` (`id`, or `input.id` into input objects) names an argument of
