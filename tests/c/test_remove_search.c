@@ -1,6 +1,6 @@
 /*
- * test_remove_search.c — normcache_remove, normcache_remove_prefix, normcache_clear
- * and normcache_search, with key groups that share prefixes and with keys far longer
+ * test_remove_search.c — normcache_remove, normcache_remove_field,
+ * normcache_remove_prefix, normcache_clear and normcache_search, with key groups that share prefixes and with keys far longer
  * than LMDB's 511-byte key limit.
  */
 #include "check.h"
@@ -87,6 +87,89 @@ static void test_remove(void)
     CHECK_SEARCH(cache, "Pet:1", NULL, 0, "[\"Pet:10\"]");
     CHECK_STAT(cache, "records", "9");
     CHECK_OK(normcache_close(cache));
+}
+
+/** Fails unless `call` returns `expected` and the thread's message is exactly `message`. */
+#define CHECK_FAILS_WITH(call, expected, message)          \
+    do {                                                   \
+        CHECK_CODE(call, expected);                        \
+        CHECK(strcmp(normcache_errmsg(), (message)) == 0); \
+    } while (0)
+
+/**
+ * remove_field deletes one field and keeps the rest; the last field takes the record;
+ * an absent record or field is NOTFOUND; a root field's entry removed makes the read
+ * of its operation miss at exactly that path until it is written again.
+ */
+static void test_remove_field(void)
+{
+    char path[NC_PATH_SIZE];
+    normcache *cache = NC_OPEN(nc_temp_path(path, "field"), "{\"durability\": \"fast\"}");
+    normcache_op *op = NULL;
+    const char *document = "{ feed(first: 10) { id title } viewer { name } }";
+    const char *response = "{\"data\": {\"feed\": [{\"id\": \"1\", \"title\": \"Hi\"}], "
+                           "\"viewer\": {\"name\": \"Ann\"}}}";
+    char *out = NULL;
+    size_t out_len = 0;
+    const char *pet = "{\"Pet:1\": {\"name\": \"Rex\", \"age\": 3}}";
+
+    CHECK_OK(normcache_put(cache, pet, strlen(pet), NULL, NULL));
+    CHECK_OK(normcache_remove_field(cache, "Pet:1", 5, "age", 3));
+    CHECK_GET(cache, "Pet:1", "{\"name\":\"Rex\"}");
+    CHECK_CODE(normcache_remove_field(cache, "Pet:1", 5, "age", 3), NORMCACHE_NOTFOUND);
+    CHECK_CODE(normcache_remove_field(cache, "Pet:1", 5, "nam", 3), NORMCACHE_NOTFOUND);
+    CHECK_CODE(normcache_remove_field(cache, "Pet:9", 5, "name", 4), NORMCACHE_NOTFOUND);
+    CHECK_OK(normcache_remove_field(cache, "Pet:1", 5, "name", 4));
+    CHECK_NOTFOUND(cache, "Pet:1");
+    CHECK_STAT(cache, "records", "0");
+
+    CHECK_OK(normcache_prepare(cache, document, strlen(document), NULL, 0, &op));
+    CHECK_OK(normcache_write(cache, op, NULL, 0, response, strlen(response), NULL, NULL));
+    CHECK_CODE(normcache_remove_field(cache, "QUERY_ROOT", 10, "feed(first: 10)", 15), NORMCACHE_NOTFOUND);
+    CHECK_OK(normcache_remove_field(cache, "QUERY_ROOT", 10, "feed(first:10)", 14));
+    CHECK_CODE(normcache_read(cache, op, NULL, 0, 0, &out, &out_len), NORMCACHE_MISS);
+    CHECK_STR(out, out_len, "{\"data\":null,\"missing\":[[\"feed\"]]}");
+    free(out);
+    CHECK_GET(cache, "QUERY_ROOT.feed(first:10).0", "{\"id\":\"1\",\"title\":\"Hi\"}");
+    CHECK_OK(normcache_write(cache, op, NULL, 0, response, strlen(response), NULL, NULL));
+    CHECK_OK(normcache_read(cache, op, NULL, 0, 0, &out, &out_len));
+    CHECK_STR(out, out_len, "{\"feed\":[{\"id\":\"1\",\"title\":\"Hi\"}],\"viewer\":{\"name\":\"Ann\"}}");
+    free(out);
+    normcache_op_free(op);
+    CHECK_OK(normcache_close(cache));
+}
+
+/** remove_field refuses bad arguments and handles with their messages; nothing changes. */
+static void test_remove_field_bad_input(void)
+{
+    char path[NC_PATH_SIZE];
+    normcache *cache = NC_OPEN(nc_temp_path(path, "field-bad"), NULL);
+    normcache *reader;
+    const char *pet = "{\"Pet:1\": {\"name\": \"Rex\"}}";
+
+    CHECK_OK(normcache_put(cache, pet, strlen(pet), NULL, NULL));
+    CHECK_FAILS_WITH(normcache_remove_field(NULL, "Pet:1", 5, "name", 4), NORMCACHE_EINVAL,
+                     "the cache handle is NULL");
+    CHECK_FAILS_WITH(normcache_remove_field(cache, NULL, 5, "name", 4), NORMCACHE_EINVAL,
+                     "key is NULL but its length is 5");
+    CHECK_FAILS_WITH(normcache_remove_field(cache, "Pet:1", 5, NULL, 4), NORMCACHE_EINVAL,
+                     "field is NULL but its length is 4");
+    CHECK_FAILS_WITH(normcache_remove_field(cache, "", 0, "name", 4), NORMCACHE_EINVAL,
+                     "empty record key");
+    CHECK_FAILS_WITH(normcache_remove_field(cache, "Pet:1", 5, NULL, 0), NORMCACHE_EINVAL,
+                     "empty field key");
+    CHECK_FAILS_WITH(normcache_remove_field(cache, "Pet:\xff", 5, "name", 4), NORMCACHE_EINVAL,
+                     "record key is not valid UTF-8");
+    CHECK_FAILS_WITH(normcache_remove_field(cache, "Pet:1", 5, "n\xc3", 2), NORMCACHE_EINVAL,
+                     "field key is not valid UTF-8");
+    reader = NC_OPEN(path, "{\"read_only\": true}");
+    CHECK_CODE(normcache_remove_field(reader, "Pet:1", 5, "name", 4), NORMCACHE_EREADONLY);
+    CHECK_CODE(normcache_remove_field(reader, "Pet:9", 5, "name", 4), NORMCACHE_EREADONLY);
+    CHECK_OK(normcache_close(reader));
+    CHECK_GET(cache, "Pet:1", "{\"name\":\"Rex\"}");
+    CHECK_OK(normcache_close(cache));
+    CHECK_FAILS_WITH(normcache_remove_field(cache, "Pet:1", 5, "name", 4), NORMCACHE_EINVAL,
+                     "the cache handle is closed or was never opened");
 }
 
 /** remove_prefix deletes exactly the group, counts it, and leaves neighbours alone. */
@@ -280,6 +363,8 @@ static void test_long_keys(void)
 int main(void)
 {
     test_remove();
+    test_remove_field();
+    test_remove_field_bad_input();
     test_remove_prefix();
     test_clear();
     test_search_by_prefix();
