@@ -210,6 +210,44 @@ static void test_separators_in_strings(void)
     CHECK_OK(normcache_close(cache));
 }
 
+/**
+ * Configure's names are checked against the schema, in either order: at configure when
+ * a schema is loaded, else at the next normcache_load_schema, which then fails whole.
+ */
+static void test_configure_checks_names_against_the_schema(void)
+{
+    normcache *cache = NC_OPEN(nc_temp_path((char[NC_PATH_SIZE]){0}, "configure-schema"), NULL);
+    const char *misspelt = "{\"typePolicies\": {\"Driod\": {\"keyFields\": [\"id\"]}}}";
+    const char *no_field = "{\"typePolicies\": {\"Droid\": {\"keyFields\": [\"serial\"]}}}";
+    const char *no_type = "configuration error at byte 27: typePolicies names type 'Driod', which the schema lacks "
+                          "(did you mean 'Droid'?)";
+    normcache_op *op;
+    char *out = NULL;
+    size_t length = 0;
+
+    CHECK_OK(normcache_load_schema(cache, star_wars_schema, strlen(star_wars_schema)));
+    CHECK_CODE(normcache_configure(cache, misspelt, strlen(misspelt)), NORMCACHE_ESCHEMA);
+    CHECK_CONTAINS(normcache_errmsg(), no_type);
+    CHECK_CODE(normcache_configure(cache, no_field, strlen(no_field)), NORMCACHE_ESCHEMA);
+    CHECK_CONTAINS(normcache_errmsg(),
+                   "configuration error at byte 41: key field 'serial' of typePolicies.Droid is not a field of 'Droid'");
+    op = prepare(cache, "{ hero { id } }");
+    CHECK_OK(normcache_normalize(op, NULL, 0, response, strlen(response), &out, &length));
+    CHECK_CONTAINS(out, "\"Droid:2001\"");
+    normcache_free(out);
+    CHECK_OK(normcache_op_free(op));
+    CHECK_OK(normcache_close(cache));
+
+    cache = NC_OPEN(nc_temp_path((char[NC_PATH_SIZE]){0}, "configure-first"), NULL);
+    CHECK_OK(normcache_configure(cache, misspelt, strlen(misspelt)));
+    CHECK_CODE(normcache_load_schema(cache, star_wars_schema, strlen(star_wars_schema)), NORMCACHE_ESCHEMA);
+    CHECK_CONTAINS(normcache_errmsg(), "the key rules configured before the schema do not fit it: ");
+    CHECK_CONTAINS(normcache_errmsg(), no_type);
+    op = prepare(cache, "{ anything }");
+    CHECK_OK(normcache_op_free(op));
+    CHECK_OK(normcache_close(cache));
+}
+
 int main(void)
 {
     test_key_resolver();
@@ -217,5 +255,6 @@ int main(void)
     test_errors();
     test_operation_outlives_its_cache();
     test_separators_in_strings();
+    test_configure_checks_names_against_the_schema();
     return 0;
 }
