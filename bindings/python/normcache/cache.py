@@ -238,7 +238,9 @@ class Cache(ManagedHandle[CacheHandle]):
     @raises_closed_error
     def load_schema(self, sdl: str | bytes) -> None:
         """Load a schema (SDL, with Apollo's @typePolicy and @fieldPolicy directives).
-        Operations prepared afterwards are validated against it and use its key rules."""
+        Operations prepared afterwards are validated against it and use its key rules. Rules
+        configured before are checked against it: one that names a type, field or argument
+        the schema lacks raises SchemaError, and the schema is not loaded."""
         encoded = _encode_key(sdl, "sdl")
         lib.normcache_load_schema(self._live_handle(), encoded, len(encoded))
 
@@ -247,7 +249,10 @@ class Cache(ManagedHandle[CacheHandle]):
         """Add key rules for operations prepared afterwards: a dict (or JSON text) with any of
         typePolicies, fieldPolicies, possibleTypes, defaultKeyFields, and storeMutationRoot
         (True: store a mutation's MUTATION_ROOT, whose keys hold its arguments, as Apollo
-        does; by default only the entities a mutation returns are written)."""
+        does; by default only the entities a mutation returns are written). With a schema
+        loaded, a type, key field, field or key argument the schema lacks raises SchemaError
+        (with the byte offset, and a close name if one exists) and nothing is added; without
+        a schema nothing can be checked until load_schema."""
         encoded = _encode_json(config, "config")
         lib.normcache_configure(self._live_handle(), encoded, len(encoded))
 

@@ -553,6 +553,39 @@ def test_bad_configurations(cache: normcache.Cache) -> None:
         cache.load_schema(None)  # type: ignore[arg-type]
 
 
+def test_configure_checks_its_names_against_the_schema_in_either_order(tmp_path: Path) -> None:
+    misspelt = {"typePolicies": {"Driod": {"keyFields": ["id"]}}}
+    no_type = (
+        "configuration error at byte 27: typePolicies names type 'Driod', which the schema lacks "
+        "(did you mean 'Droid'?)"
+    )
+    with normcache.Cache(tmp_path / "schema-first.cache", schema=STAR_WARS) as cache:
+        with pytest.raises(normcache.SchemaError) as caught:
+            cache.configure(misspelt)
+        assert str(caught.value) == no_type
+        with pytest.raises(normcache.SchemaError) as caught:
+            cache.configure({"typePolicies": {"Droid": {"keyFields": ["uuid"]}}})
+        assert str(caught.value) == (
+            "configuration error at byte 41: key field 'uuid' of typePolicies.Droid is not a field of 'Droid' "
+            "(did you mean 'id'?)"
+        )
+        with pytest.raises(normcache.SchemaError) as caught:
+            cache.configure({"fieldPolicies": {"Query.droids": {"keyArgs": ["id"]}}})
+        assert str(caught.value) == (
+            "configuration error at byte 35: fieldPolicies.Query.droids names no field of 'Query' "
+            "(did you mean 'droid'?)"
+        )
+        with cache.prepare(HERO) as op:  # nothing of the refused rules was kept
+            assert "Droid:2001" not in cache.normalize(op, HERO_RESPONSE)
+    with normcache.Cache(tmp_path / "config-first.cache", config=misspelt) as cache:
+        with pytest.raises(normcache.SchemaError) as caught:
+            cache.load_schema(STAR_WARS)
+        assert str(caught.value) == "the key rules configured before the schema do not fit it: " + no_type
+        cache.prepare("{ anything }").close()  # the schema was not loaded
+    with pytest.raises(normcache.SchemaError, match="typePolicies names type 'Driod'"):
+        normcache.Cache(tmp_path / "both.cache", schema=STAR_WARS, config=misspelt)
+
+
 # --- errors ----------------------------------------------------------------------------
 
 
