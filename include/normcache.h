@@ -402,11 +402,16 @@ typedef struct normcache_op normcache_op;
  * `extend interface Pet @typePolicy(keyFields: "id")`,
  * `extend type Query @fieldPolicy(forField: "dog", keyArgs: "id")`. Operations
  * prepared afterwards on this handle are validated against it and use its types and
- * rules; rules given to normcache_configure stay on top of the schema's.
+ * rules; rules given to normcache_configure stay on top of the schema's, and are checked
+ * against it here as normcache_configure checks them when a schema is loaded (see
+ * there). When one does not fit, the schema is not loaded and the handle keeps what it
+ * had.
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL sdl with a
  * length); NORMCACHE_ESCHEMA (malformed SDL, unknown types, a key field that is not a
- * field, a policy that conflicts with an inherited one; line and column in the message).
+ * field, a policy that conflicts with an inherited one; line and column in the message;
+ * or configured rules that name what the schema lacks: "the key rules configured before
+ * the schema do not fit it: " and normcache_configure's message, with its byte offset).
  */
 int normcache_load_schema(normcache *cache, const char *sdl, size_t sdl_len);
 
@@ -423,8 +428,24 @@ int normcache_load_schema(normcache *cache, const char *sdl, size_t sdl_len);
  * fields' arguments (`MUTATION_ROOT.login(email:a@b,password:hunter2)`). By default
  * (false) they are not stored; see normcache_normalize.
  *
+ * The names are checked against the schema, with the checks normcache_load_schema gives
+ * `@typePolicy` and `@fieldPolicy`: every type that typePolicies, fieldPolicies and
+ * possibleTypes name must be a type of the schema, key fields fields of their type, a
+ * field policy's field a field of its type, and its key arguments arguments of that
+ * field. They are checked where both are known: here when a schema is loaded, else at
+ * the next normcache_load_schema, which fails if they do not fit. Without a schema
+ * nothing can be checked, and a misspelt name only keys nothing. A failed call adds
+ * none of its rules. The message gives the byte offset of the policy or list at fault
+ * and, for a name within two edits of a known one (ignoring case), the likely one:
+ * "configuration error at byte 29: typePolicies names type 'Articel', which the schema
+ * lacks (did you mean 'Article'?)", "key field 'uuid' of typePolicies.Article is not a
+ * field of 'Article'", "fieldPolicies.Query.artcle names no field of 'Query'", "key
+ * argument 'slug' of fieldPolicies.Query.article is not an argument of 'Query.article'".
+ *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, an unknown member or a
- * value of the wrong type, with its byte offset); NORMCACHE_EJSON.
+ * value of the wrong type, with its byte offset; a policy that conflicts with one
+ * inherited through the schema); NORMCACHE_ESCHEMA (with a schema loaded, a type, key
+ * field, field or key argument the schema lacks, as above); NORMCACHE_EJSON.
  */
 int normcache_configure(normcache *cache, const char *config_json, size_t config_len);
 
