@@ -166,6 +166,16 @@ inline void check(int code)
     }
 }
 
+/** True for NORMCACHE_OK, false for NORMCACHE_NOTFOUND; throws for any other code. */
+inline bool check_found(int code)
+{
+    if (code == NORMCACHE_NOTFOUND) {
+        return false;
+    }
+    check(code);
+    return true;
+}
+
 /**
  * Reads a JSON array of strings, as the library returns them, into UTF-8 strings:
  * decodes every escape (\" \\ \/ \b \f \n \r \t and \uXXXX, surrogate pairs joined
@@ -729,12 +739,19 @@ public:
     /** Deletes the record at `key`; true when there was one. */
     bool remove(std::string_view key)
     {
-        const int code = normcache_remove(live(), key.data(), key.size());
-        if (code == NORMCACHE_NOTFOUND) {
-            return false;
-        }
-        detail::check(code);
-        return true;
+        return detail::check_found(normcache_remove(live(), key.data(), key.size()));
+    }
+
+    /**
+     * Deletes the field `field` of the record at `key` (its storage key as stored, byte
+     * for byte: `feed(first:10)` of `QUERY_ROOT`), so that the next read of it misses;
+     * a record left without fields is deleted. True when the field was there; false when
+     * the record or the field was absent. See normcache_remove_field.
+     */
+    bool remove_field(std::string_view key, std::string_view field)
+    {
+        return detail::check_found(
+            normcache_remove_field(live(), key.data(), key.size(), field.data(), field.size()));
     }
 
     /** Deletes every record whose key starts with `prefix` (not empty); returns how many. */

@@ -98,6 +98,7 @@ void test_close()
     CHECK_THROWS_EXACT(cache.get("A:1"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
     CHECK_THROWS_EXACT(cache.remove("A:1"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
     CHECK_THROWS_EXACT(cache.remove_prefix("A:"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.remove_field("A:1", "a"), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
     CHECK_THROWS_EXACT(cache.search(""), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
     CHECK_THROWS_EXACT(cache.clear(), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
     CHECK_THROWS_EXACT(cache.stats(), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
@@ -133,7 +134,7 @@ void test_keys_are_decoded()
              std::optional<std::string>(R"({"v":1})"));
 }
 
-/// remove, remove_prefix, search with after and limit, clear and stats.
+/// remove, remove_field, remove_prefix, search with after and limit, clear and stats.
 void test_remove_search_clear()
 {
     Cache cache(fresh_path(), R"({"durability": "fast"})");
@@ -149,6 +150,15 @@ void test_remove_search_clear()
     CHECK_EQ(cache.remove_prefix("Pet:"), std::uint64_t{2});
     CHECK_EQ(cache.remove_prefix("Pet:"), std::uint64_t{0});
     CHECK_EQ(cache.search(""), (Strings{"Person:1", "Pets:1"}));
+    cache.put(R"({"Pets:1": {"w": 2, "x": [1, {"$reference": "Person:1"}]}})");
+    CHECK(cache.remove_field("Pets:1", "w"));
+    CHECK(!cache.remove_field("Pets:1", "w"));
+    CHECK(!cache.remove_field("Pet:9", "v"));
+    CHECK_EQ(cache.get("Pets:1"), std::optional<std::string>(R"({"v":1,"x":[1,{"$reference":"Person:1"}]})"));
+    CHECK(cache.remove_field("Pets:1", "x"));
+    CHECK(cache.remove_field("Pets:1", "v"));
+    CHECK_EQ(cache.get("Pets:1"), std::optional<std::string>{});
+    cache.put(R"({"Pets:1": {"v": 1}})");
     CHECK(cache.stats().find("\"records\":2") != std::string::npos);
     cache.clear();
     CHECK_EQ(cache.search(""), Strings{});
@@ -181,11 +191,16 @@ void test_library_errors()
         }
         CHECK_THROWS(cache.get(""), NormCache::InvalidArgumentError, NORMCACHE_EINVAL);
         CHECK_THROWS(cache.remove_prefix(""), NormCache::InvalidArgumentError, NORMCACHE_EINVAL);
+        CHECK_THROWS_EXACT(cache.remove_field("A:1", ""), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
+                           "empty field key");
+        CHECK_THROWS_EXACT(cache.remove_field("A:\xff", "a"), NormCache::InvalidArgumentError,
+                           NORMCACHE_EINVAL, "record key is not valid UTF-8");
         cache.put(R"({"A:1": {"a": 1}})");
     }
     Cache reader(path, R"({"read_only": true})");
     CHECK_THROWS(reader.put(R"({"A:1": {"a": 2}})"), NormCache::ReadOnlyError, NORMCACHE_EREADONLY);
     CHECK_THROWS(reader.remove("A:1"), NormCache::ReadOnlyError, NORMCACHE_EREADONLY);
+    CHECK_THROWS(reader.remove_field("A:1", "a"), NormCache::ReadOnlyError, NORMCACHE_EREADONLY);
     CHECK_THROWS(reader.clear(), NormCache::ReadOnlyError, NORMCACHE_EREADONLY);
     CHECK_EQ(reader.get("A:1"), std::optional<std::string>(R"({"a":1})"));
 }
