@@ -192,6 +192,19 @@ class Cache(ManagedHandle[CacheHandle]):
         return status != NOTFOUND
 
     @raises_closed_error
+    def remove_field(self, key: Key, field: Key) -> bool:
+        """Delete one field of one record, so that the next read of it misses; return whether
+        it was there (False when the record or the field is absent). `field` is the storage
+        key as stored, byte for byte: "feed(first:10)" of "QUERY_ROOT". A record left without
+        fields is deleted."""
+        encoded_key = _encode_key(key, "key")
+        encoded_field = _encode_key(field, "field")
+        status: int = lib.normcache_remove_field(
+            self._live_handle(), encoded_key, len(encoded_key), encoded_field, len(encoded_field)
+        )
+        return status != NOTFOUND
+
+    @raises_closed_error
     def remove_prefix(self, prefix: Key) -> int:
         """Delete every record whose key starts with a non-empty `prefix`; return how many."""
         encoded = _encode_key(prefix, "prefix")
