@@ -4,14 +4,18 @@ import Glibc
 extension NormalizedCache {
     /// Loads a schema from SDL, with Apollo's `@typePolicy` and `@fieldPolicy`
     /// directives (usually in `extend type` lines). Operations prepared afterwards are
-    /// validated against it and use its types and key rules.
+    /// validated against it and use its types and key rules. Rules configured before are
+    /// checked against it (see `configure`); when one does not fit, this throws `.schema`
+    /// and the schema is not loaded.
     public func loadSchema(sdl: UnsafeRawBufferPointer) throws(NormCacheError) {
         try rules.load(Schema(sdl: Array(sdl)))
     }
 
     /// Adds key rules given as JSON (`typePolicies`, `fieldPolicies`, `possibleTypes`,
     /// `defaultKeyFields`, and `storeMutationRoot`, which keeps Apollo's `MUTATION_ROOT`)
-    /// for operations prepared afterwards.
+    /// for operations prepared afterwards. With a schema loaded, a type, key field, field
+    /// or key argument it lacks is a `.schema` error (with the byte offset and a close
+    /// name) and nothing is added; without one, the check waits for `loadSchema`.
     public func configure(json: UnsafeRawBufferPointer) throws(NormCacheError) {
         try rules.configure(json: json)
     }
