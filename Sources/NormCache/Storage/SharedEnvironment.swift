@@ -65,18 +65,23 @@ final class SharedEnvironment: @unchecked Sendable {
         var status = stat()
         let fd: Int32
         do throws(LMDBError) { fd = try environment.dataFileDescriptor() } catch { throw NormCacheError(error, path: path) }
+        // The pages the meta page claims are read before the file's size: another process
+        // may commit in between, and as a data file only grows, this order never takes a
+        // commit for a cut (the other order did, under load: test_processes).
+        let needed = Self.usedBytes(environment)
         guard fstat(fd, &status) == 0 else { throw NormCacheError(.storage, "cannot stat '\(path)': \(String(cString: strerror(errno)))") }
         identity = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
-        try checkLength(of: environment, fileSize: Int(status.st_size))
+        try checkLength(needed, fileSize: Int(status.st_size))
         environment.clearStaleReaders()
         try openDatabases(in: environment)
         self.environment = environment
     }
 
-    /// Refuses a data file shorter than the pages its meta page claims: LMDB would map
-    /// it and fault (SIGBUS) on the first read past the end.
-    private func checkLength(of environment: LMDBEnvironment, fileSize: Int) throws(NormCacheError) {
-        guard let needed = Self.usedBytes(environment) else {
+    /// Refuses a data file shorter than the pages its meta page claims (`needed`, nil
+    /// when the count overflows): LMDB would map it and fault (SIGBUS) on the first read
+    /// past the end.
+    private func checkLength(_ needed: Int?, fileSize: Int) throws(NormCacheError) {
+        guard let needed else {
             throw NormCacheError(.notACache, "'\(path)' is damaged: its meta page claims an impossible number of pages")
         }
         guard fileSize >= needed else {
