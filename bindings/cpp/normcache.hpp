@@ -936,6 +936,19 @@ public:
                                                     detail::destroy_resolver));
     }
 
+    /**
+     * Sets a key resolver written against the C interface (normcache_set_key_resolver):
+     * `resolver` is called with `context` as it is, without a std::function between, for
+     * a resolver shared with C code. The caller owns `context`: it must stay valid while
+     * this cache uses the resolver and while any Operation prepared with it lives. A null
+     * `resolver` removes it. Throws ClosedError (a closed cache), or InvalidArgumentError
+     * when the library refuses the handle.
+     */
+    void set_key_resolver(::normcache_key_resolver resolver, void *context)
+    {
+        detail::check(normcache_set_key_resolver(live(), resolver, context));
+    }
+
     /** The version of the loaded library, "MAJOR.MINOR.PATCH". */
     static std::string version() { return normcache_version(); }
 

@@ -522,6 +522,40 @@ void test_key_resolver_refused()
     CHECK_EQ(destroyed, 1);
 }
 
+/// A C resolver: keys every object by its "id" member under the group `Node`, and counts
+/// its calls in the int its context points at.
+int node_by_id(void *context, const char *, size_t, const ::normcache_object *object, ::normcache_key *key)
+{
+    ++*static_cast<int *>(context);
+    const char *id = nullptr;
+    std::size_t id_length = 0;
+    if (normcache_object_member(object, "id", 2, &id, &id_length) != NORMCACHE_OK) {
+        return NORMCACHE_OK;
+    }
+    return normcache_key_set(key, id, id_length, "Node", 4);
+}
+
+/// A resolver written against the C interface goes in as it is, with the caller's
+/// context; a null one removes it; a closed cache refuses it.
+void test_key_resolver_from_c()
+{
+    Cache cache = fresh_cache();
+    int calls = 0;
+    cache.set_key_resolver(node_by_id, &calls);
+    const Operation keyed = cache.prepare("{ a { id } }");
+    CHECK_EQ(Cache::normalize(keyed, R"({"data": {"a": {"id": 7}}})"),
+             std::string(R"({"Node:7":{"id":7},"QUERY_ROOT":{"a":{"$reference":"Node:7"}}})"));
+    CHECK_EQ(calls, 1);
+    cache.set_key_resolver(nullptr, nullptr);
+    const Operation plain = cache.prepare("{ a { id } }");
+    CHECK_EQ(Cache::normalize(plain, R"({"data": {"a": {"id": 7}}})"),
+             std::string(R"({"QUERY_ROOT.a":{"id":7},"QUERY_ROOT":{"a":{"$reference":"QUERY_ROOT.a"}}})"));
+    CHECK_EQ(calls, 1);
+    cache.close();
+    CHECK_THROWS_EXACT(cache.set_key_resolver(node_by_id, &calls), NormCache::ClosedError, NORMCACHE_EINVAL,
+                       "the cache is closed");
+}
+
 } // namespace
 
 int main()
@@ -537,6 +571,7 @@ int main()
     test_key_resolver();
     test_key_resolver_listing();
     test_key_resolver_failures();
+    test_key_resolver_from_c();
     test_key_resolver_lifetime();
     test_key_resolver_refused();
     return 0;
