@@ -1,5 +1,5 @@
-/// The schema and key rules of one cache handle, changed by `loadSchema`, `configure`
-/// and read by `prepare`, from any thread.
+/// The schema, key rules and max-age rules of one cache handle, changed by
+/// `loadSchema`, `configure` and read by `prepare`, from any thread.
 ///
 /// Configuration JSON is checked against the schema where both are known: at
 /// `configure` when a schema is loaded, else when the next schema is loaded, which
@@ -9,30 +9,43 @@ final class CacheRules: @unchecked Sendable {
     private let lock = Mutex()
     private var schema: Schema?
     private var keyRules = KeyRules()
+    private var maxAgeRules = MaxAgeRules()
     /// Every configuration JSON accepted so far, in order, replayed over a new schema.
     private var configurations: [[UInt8]] = []
 
     /// The schema and rules now in force.
-    var current: (schema: Schema?, keyRules: KeyRules) {
-        lock.withLock { (schema, keyRules) }
+    var current: (schema: Schema?, keyRules: KeyRules, maxAgeRules: MaxAgeRules) {
+        lock.withLock { (schema, keyRules, maxAgeRules) }
     }
 
     /// Replaces the schema; the rules become the schema's directives with the
     /// configured rules over them, checked against it.
     func load(_ newSchema: Schema) throws(NormCacheError) {
         var rules = try KeyRules(schema: newSchema)
+        var maxAges = try MaxAgeRules(schema: newSchema)
         try lock.withLock { () throws(NormCacheError) in
             for json in configurations {
-                do throws(NormCacheError) {
-                    try json.withBytes { (bytes) throws(NormCacheError) in try rules.configure(json: bytes, schema: newSchema) }
-                } catch {
-                    throw NormCacheError(error.code, "the key rules configured before the schema do not fit it: \(error.message)")
+                try json.withBytes { (bytes) throws(NormCacheError) in
+                    let document = try JSONDocument(scanning: bytes)
+                    try Self.replaying("key rules") { () throws(NormCacheError) in try rules.configure(document: document, schema: newSchema) }
+                    try Self.replaying("max-age rules") { () throws(NormCacheError) in try maxAges.configure(document: document, schema: newSchema) }
                 }
             }
             rules.resolver = keyRules.resolver
             try rules.checkInheritance(in: newSchema, code: .schema)
             schema = newSchema
             keyRules = rules
+            maxAgeRules = maxAges
+        }
+    }
+
+    /// Runs `replay`, a configuration's `what` replayed over a new schema; its error
+    /// says that they were configured before the schema.
+    private static func replaying(_ what: String, _ replay: () throws(NormCacheError) -> Void) throws(NormCacheError) {
+        do throws(NormCacheError) {
+            try replay()
+        } catch {
+            throw NormCacheError(error.code, "the \(what) configured before the schema do not fit it: \(error.message)")
         }
     }
 
@@ -47,15 +60,19 @@ final class CacheRules: @unchecked Sendable {
         withExtendedLifetime(replaced) {}
     }
 
-    /// Adds configured rules (JSON), over the schema's; with a schema loaded, checked
-    /// against it.
+    /// Adds configured key and max-age rules (one JSON object), over the schema's; with
+    /// a schema loaded, checked against it.
     func configure(json: UnsafeRawBufferPointer) throws(NormCacheError) {
+        let document = try JSONDocument(scanning: json)
         try lock.withLock { () throws(NormCacheError) in
             var rules = keyRules
-            try rules.configure(json: json, schema: schema)
+            try rules.configure(document: document, schema: schema)
             if let schema { try rules.checkInheritance(in: schema, code: .invalidArgument) }
+            var maxAges = maxAgeRules
+            try maxAges.configure(document: document, schema: schema)
             configurations.append(Array(json))
             keyRules = rules
+            maxAgeRules = maxAges
         }
     }
 }

@@ -17,10 +17,17 @@
 /// the schema (a close name is suggested), key fields fields of their type, a field
 /// policy's field a field of its type and its key arguments arguments of that field.
 /// Without a schema nothing can be checked.
+///
+/// The same object may hold the members of the max-age rules (`maxAges`,
+/// `defaultMaxAge`), which `MaxAgeRules.configure` reads; any other member is an error.
 extension KeyRules {
     /// Adds the rules of a configuration JSON object, checked against `schema` if any.
     mutating func configure(json bytes: UnsafeRawBufferPointer, schema: Schema? = nil) throws(NormCacheError) {
-        let document = try JSONDocument(scanning: bytes)
+        try configure(document: JSONDocument(scanning: bytes), schema: schema)
+    }
+
+    /// Adds the rules of a scanned configuration JSON object, checked against `schema` if any.
+    mutating func configure(document: JSONDocument, schema: Schema?) throws(NormCacheError) {
         let reader = ConfigurationReader(document: document, schema: schema)
         for (section, value) in try reader.members(of: document.root, "the configuration") {
             switch section {
@@ -79,16 +86,20 @@ extension KeyRules {
                 defaultKeyFields = document.tokens[value].kind == .null ? nil : try reader.names(value, "defaultKeyFields")
             case "storeMutationRoot":
                 storesMutationRoot = try reader.boolean(value, "storeMutationRoot")
+            case _ where MaxAgeRules.configurationMembers.contains(section):
+                break
             default:
-                throw reader.error("unknown configuration member '\(section)' (known: typePolicies, fieldPolicies, possibleTypes, defaultKeyFields, storeMutationRoot)", value)
+                let known = ["typePolicies", "fieldPolicies", "possibleTypes", "defaultKeyFields", "storeMutationRoot"]
+                    + MaxAgeRules.configurationMembers
+                throw reader.error("unknown configuration member '\(section)' (known: \(known.joined(separator: ", ")))", value)
             }
         }
     }
 }
 
 /// Typed access to the members of a configuration document, with errors that name
-/// the member and its byte offset.
-private struct ConfigurationReader {
+/// the member and its byte offset; key rules and max-age rules read theirs with it.
+struct ConfigurationReader {
     let document: JSONDocument
     /// The schema the names are checked against, if any.
     let schema: Schema?
