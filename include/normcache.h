@@ -6,7 +6,8 @@
  * own block says otherwise:
  *
  *  - Every function returns an int status: NORMCACHE_OK (0), a positive outcome
- *    that is not a failure (NORMCACHE_NOTFOUND), or a negative error code.
+ *    that is not a failure (NORMCACHE_MISS, NORMCACHE_NOTFOUND, NORMCACHE_STALE,
+ *    NORMCACHE_NOTSTORED), or a negative error code.
  *  - After a negative return, normcache_errmsg() on the same thread describes what
  *    went wrong and where (byte offset, record key, path).
  *  - Inputs are (pointer, length) byte ranges of UTF-8; no terminating NUL is needed
@@ -102,11 +103,14 @@ int normcache_version_number(void);
 
 /** Success. */
 #define NORMCACHE_OK 0
-/** A read found the cache lacking some of the data. Not a failure: errmsg is untouched. */
+/** A read found the cache lacking some of the data, or holding it too stale. Not a failure: errmsg is untouched. */
 #define NORMCACHE_MISS 1
-/* 3 is reserved for NORMCACHE_STALE. */
 /** The record asked for is not in the cache. Not a failure: errmsg is untouched. */
 #define NORMCACHE_NOTFOUND 2
+/** A read returned all the data, some of it stale within the read's max_stale. Not a failure. */
+#define NORMCACHE_STALE 3
+/** A write was not stored because the response said Cache-Control: no-store. Not a failure. */
+#define NORMCACHE_NOTSTORED 4
 
 /** An argument is invalid: a NULL pointer, an empty key, an unknown option, a closed handle. */
 #define NORMCACHE_EINVAL (-1)
@@ -710,10 +714,23 @@ int normcache_write(normcache *cache, normcache_op *op,
  * normcache_read — rebuild an operation's data from the cache.
  *
  * On NORMCACHE_OK *out_json receives the `data` object. On NORMCACHE_MISS it receives
- * {"data":null,"missing":[["hero","friends",2],...]}: the response paths of what is not
- * in the cache (a missing record at the path of the reference to it); with
- * NORMCACHE_READ_PARTIAL in `flags`, "data" holds the data with those parts null.
- * A stored null is data.
+ * {"data":null,"missing":[...]}: what the cache lacks, or holds too stale, in document
+ * order, each entry an object:
+ *
+ *     {"path":["hero","friends",2],"reason":"absent","record":"Droid:2001"}
+ *     {"path":["feed"],"reason":"absent","record":"QUERY_ROOT","field":"feed(first:3)"}
+ *     {"path":["feed",0,"title"],"reason":"stale","record":"Article:7","field":"title",
+ *      "writtenAt":1764000000,"expiredAt":1764001800}
+ *
+ * "path" is the response path (a missing record at the path of the reference to it);
+ * "reason" is "absent" (not in the cache), "stale" (past its expiry; see Freshness
+ * below) or "invalidated" (normcache_invalidate); "record" is the record the read
+ * looked in (for an absent record, its key) and "field" the storage key of the field
+ * it looked for (none for an absent record); a stale or invalidated field also gives
+ * when it was written and when it expired, in seconds since 1970. With
+ * NORMCACHE_READ_PARTIAL in `flags`, "data" holds the data with those parts null. A
+ * stored null is data. A stale field is always a miss here: normcache_read_ex returns
+ * stale data to a caller that allows it.
  *
  * Returns NORMCACHE_OK; NORMCACHE_MISS; NORMCACHE_EINVAL (NULL or closed handle or
  * operation, unknown flags, variables that do not fit the operation, as for
@@ -753,6 +770,190 @@ int normcache_write_fragment(normcache *cache, normcache_op *fragment, const cha
                              const char *data_json, size_t data_len,
                              const char *variables_json, size_t variables_len,
                              char **out_changed, size_t *out_len);
+
+/* ---------------------------------------------------------------------------
+ * Freshness
+ *
+ * Every field a write stores carries the time it was written, and may carry the time
+ * it expires. A read judges each field it uses when it uses it:
+ *
+ *     expiry = min(written-at + max age, the stored expiry)     (either may be absent)
+ *
+ * From its expiry on (now >= expiry) a field is stale. A stale field is a miss
+ * ("reason":"stale"), unless the read allows max_stale seconds and the field expired
+ * no more than max_stale seconds ago: then it is returned, the read answers
+ * NORMCACHE_STALE and lists it. A field with neither a max age nor a stored expiry
+ * never expires.
+ *
+ * The stored expiry comes from the write (normcache_write_ex): the earliest of
+ *   - now + max_age, when the call gives max_age;
+ *   - the response's caching headers, per RFC 9111 for a private cache:
+ *     Cache-Control: no-store stores nothing (NORMCACHE_NOTSTORED); no-cache, and
+ *     max-age=0, store data that is stale at once; max-age=N with Age: A and Date: D
+ *     stores now + N - max(A, now - D) (Age and Date absent: 0); without max-age,
+ *     Expires: E stores now + (E - D) - max(A, now - D) (Date absent: E - A), and an
+ *     Expires that is not a valid HTTP-date ("0") means already expired. Other
+ *     directives (private, public, must-revalidate, s-maxage, stale-while-revalidate,
+ *     extensions) are accepted and have no effect. A malformed Cache-Control, Age or
+ *     Date value is NORMCACHE_EINVAL naming the header and the byte.
+ * or from normcache_invalidate, which sets it to now (unless the field expired
+ * before) and marks the field "invalidated". Each field a write carries gets that
+ * write's times (the other fields of the record keep theirs); a field written again
+ * with the same value gets fresh times without being reported changed.
+ *
+ * The max age of a field comes from the rules in force when the field is read, so that
+ * changing a rule changes freshness without rewriting data. Rules are written per
+ * schema coordinate, in SDL (Apollo's `@cacheControl(maxAge: 60)` or
+ * `@cacheControl(inheritMaxAge: true)` on a type or a field, Apollo Kotlin's
+ * `extend type Query @cacheControlField(name: "feed", maxAge: 60)`) and in
+ * normcache_configure ({"maxAges": {"Article": 1800, "Query.feed": 60,
+ * "Article.author": "inherit"}, "defaultMaxAge": 3600}); a configured coordinate
+ * replaces the schema's. The max age of a field f of type T on an object of type P,
+ * reached through the field p (the "parent field"), is, as Apollo Kotlin's
+ * SchemaCoordinatesMaxAgeProvider (mirroring Apollo Server) resolves it:
+ *   1. the rule of "P.f" — P being the object's typename when the read knows it, else
+ *      the declared type, then the interfaces of each, breadth first: its max age, or
+ *      with "inherit" the max age of p;
+ *   2. else the rule of "T" (then T's interfaces): its max age, or with "inherit" the
+ *      max age of p;
+ *   3. else, for a root field or a field of an object, union or interface type, the
+ *      default max age ("defaultMaxAge"; none: never expires);
+ *   4. else (a scalar or enum field below the root) the max age of p;
+ * and then, except for a root field, the lower of that and the max age of p: a field
+ * is never fresher than the path that reaches it. The root object's own max age is the
+ * default. With no rule and no default at all, reads skip the age check (a field then
+ * expires only by a stored expiry).
+ *
+ * Times are seconds since 1970 from the handle's clock: the system's, or one a test
+ * sets (normcache_set_clock).
+ * ------------------------------------------------------------------------- */
+
+/** A clock: the time now in seconds since 1970 (normcache_set_clock). */
+typedef int64_t (*normcache_clock)(void *context);
+
+/**
+ * normcache_set_clock — replace the handle's clock (a testing aid).
+ *
+ * Writes stamp fields with the clock's time and reads judge freshness by it, so a test
+ * can read data "31 minutes later" without waiting. `clock` is called with `context`
+ * at most once per call on the handle, outside every lock of the library, from the
+ * thread making the call; it must not fail. A time below 0 fails the call that asked
+ * for it with NORMCACHE_ECALLBACK. NULL brings back the system clock. The clock
+ * belongs to this handle: other handles on the same file keep theirs.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle).
+ */
+int normcache_set_clock(normcache *cache, normcache_clock clock, void *context);
+
+/** How a write sets the lifetime of what it stores (normcache_write_ex). */
+typedef struct normcache_write_options {
+    /** sizeof(normcache_write_options): lets later versions add members. */
+    size_t size;
+    /** Seconds the written fields stay fresh (0: stale at once); -1: none. */
+    int64_t max_age;
+    /** The response's Cache-Control header value; NULL: absent. */
+    const char *cache_control;
+    size_t cache_control_len;
+    /** The response's Age header value; NULL: absent. */
+    const char *age;
+    size_t age_len;
+    /** The response's Date header value (an HTTP-date); NULL: absent. */
+    const char *date;
+    size_t date_len;
+    /** The response's Expires header value (an HTTP-date); NULL: absent. */
+    const char *expires;
+    size_t expires_len;
+} normcache_write_options;
+
+/** The largest max_age accepted: 2147483647 seconds (about 68 years, HTTP's own bound). */
+#define NORMCACHE_MAX_AGE_LIMIT 2147483647
+
+/**
+ * normcache_write_ex — normcache_write with a lifetime for what it stores.
+ *
+ * As normcache_write; the fields the response carries get the expiry `options` gives
+ * (see Freshness above). `options` NULL is normcache_write. With
+ * `Cache-Control: no-store` nothing is written and nothing is normalized: the call
+ * returns NORMCACHE_NOTSTORED and *out_changed (when not NULL) receives [].
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_NOTSTORED; NORMCACHE_EINVAL (as normcache_write, and
+ * options->size smaller than the first version of the struct, max_age below -1 or
+ * above NORMCACHE_MAX_AGE_LIMIT, a malformed Cache-Control, Age or Date value, a
+ * header given as NULL with a non-zero length or not UTF-8); the other codes of
+ * normcache_write.
+ */
+int normcache_write_ex(normcache *cache, normcache_op *op,
+                       const char *variables_json, size_t variables_len,
+                       const char *response_json, size_t response_len,
+                       const normcache_write_options *options,
+                       char **out_changed, size_t *out_len);
+
+/** How a read judges stale data (normcache_read_ex). */
+typedef struct normcache_read_options {
+    /** sizeof(normcache_read_options): lets later versions add members. */
+    size_t size;
+    /** NORMCACHE_READ_PARTIAL, or 0. */
+    unsigned flags;
+    /** Seconds past its expiry a stale field may be and still be returned; -1: never. */
+    int64_t max_stale;
+} normcache_read_options;
+
+/**
+ * normcache_read_ex — read an operation (or a fragment at a key), stale data allowed,
+ * with every part of the result.
+ *
+ * With `key` NULL/0, `op` is an operation read as normcache_read reads it; with a key,
+ * `op` is a fragment read at that record as normcache_read_fragment reads it.
+ * `options` NULL: partial off, stale fields are misses. *out_json always receives one
+ * object:
+ *
+ *     {"data":{...}|null,"missing":[...],"stale":[...],
+ *      "oldestWrittenAt":1764000000|null,"earliestExpiry":1764001800|null}
+ *
+ * "data" is the data (on NORMCACHE_MISS null, or with NORMCACHE_READ_PARTIAL the data
+ * with the missing parts null); "missing" lists what the cache lacks or holds too
+ * stale, as normcache_read does; "stale" lists the stale fields returned, entries of
+ * the same form ("reason" "stale" or "invalidated", with "writtenAt" and
+ * "expiredAt"); "oldestWrittenAt" is when the oldest field the read used was written
+ * (a host shows "updated 12 minutes ago") and "earliestExpiry" the earliest time one
+ * of them expires or expired (a host schedules its refresh there); null when the read
+ * used no field, or no field it used ever expires.
+ *
+ * Returns NORMCACHE_OK (all the data, all fresh); NORMCACHE_STALE (all the data, some
+ * stale within max_stale); NORMCACHE_MISS (something absent or too stale); the errors
+ * of normcache_read, and NORMCACHE_EINVAL for options->size smaller than the first
+ * version of the struct, unknown flags or max_stale below -1.
+ */
+int normcache_read_ex(normcache *cache, normcache_op *op, const char *key, size_t key_len,
+                      const char *variables_json, size_t variables_len,
+                      const normcache_read_options *options,
+                      char **out_json, size_t *out_len);
+
+/** normcache_invalidate flag: `key` is a prefix; every record whose key starts with it. */
+#define NORMCACHE_INVALIDATE_PREFIX 1u
+
+/**
+ * normcache_invalidate — mark data stale without deleting it.
+ *
+ * As Relay's invalidateRecord and Apollo Client's INVALIDATE: the field `field` (its
+ * storage key, exact bytes, as normcache_remove_field takes it) of the record `key`,
+ * every field of the record when `field` is NULL/0, or with
+ * NORMCACHE_INVALIDATE_PREFIX every field of every record whose key starts with `key`
+ * (then `field` must be NULL/0), expires now. Reads then miss it with the reason
+ * "invalidated", or return it stale to a read that allows max_stale; writing a field
+ * again makes it fresh. A field that expired before keeps its earlier expiry. One
+ * atomic transaction. When `out_count` is not NULL it receives the number of fields
+ * marked.
+ *
+ * Returns NORMCACHE_OK when something was marked; NORMCACHE_NOTFOUND when nothing
+ * matched (nothing is written); NORMCACHE_EINVAL (NULL or closed handle, a key or field
+ * that is empty or not UTF-8, unknown flags, a field with the prefix flag);
+ * NORMCACHE_EREADONLY; NORMCACHE_ENOTCACHE (a damaged record); NORMCACHE_ESTORAGE;
+ * NORMCACHE_ENOMEM.
+ */
+int normcache_invalidate(normcache *cache, const char *key, size_t key_len,
+                         const char *field, size_t field_len, unsigned flags,
+                         uint64_t *out_count);
 
 #ifdef __cplusplus
 }

@@ -68,11 +68,11 @@ enum Boundary {
     }
 
     /// Runs the body of a read: checks the flags, and hands over the block the read
-    /// made (`NormalizedCache.readBlock`): the data with NORMCACHE_OK, or the missing
-    /// paths (and partial data) with NORMCACHE_MISS.
+    /// made (`NormalizedCache.readBlock`) with the read's status: NORMCACHE_OK,
+    /// NORMCACHE_STALE or NORMCACHE_MISS.
     static func returningRead(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
                               flags: UInt32,
-                              _ body: (_ partial: Bool) throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int, missed: Bool)) -> Int32 {
+                              _ body: (_ partial: Bool) throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int, status: ReadResult.Status)) -> Int32 {
         clear(out, outLength)
         return run { () throws(NormCacheError) in
             guard let out, let outLength else { throw NormCacheError(.invalidArgument, "out_json or its length pointer is NULL") }
@@ -82,7 +82,20 @@ enum Boundary {
             let result = try body(flags & NORMCACHE_READ_PARTIAL != 0)
             out.pointee = result.block.assumingMemoryBound(to: CChar.self)
             outLength.pointee = result.count
-            return result.missed ? NORMCACHE_MISS : NORMCACHE_OK
+            switch result.status {
+            case .complete: return NORMCACHE_OK
+            case .stale: return NORMCACHE_STALE
+            case .miss: return NORMCACHE_MISS
+            }
+        }
+    }
+
+    /// Checks the `size` member of an options struct: at least the struct's first
+    /// version, the only one so far.
+    static func checkSize<Options>(_ size: Int, of _: Options.Type, _ parameter: String) throws(NormCacheError) {
+        let known = MemoryLayout<Options>.size
+        guard size >= known else {
+            throw NormCacheError(.invalidArgument, "\(parameter)->size is \(size), below sizeof the struct (\(known)): set it to sizeof")
         }
     }
 

@@ -82,7 +82,8 @@ public func normcache_read(_ cache: OpaquePointer?, _ op: OpaquePointer?,
                            _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     Boundary.returningRead(outJSON, outLength, flags: flags) { (partial) throws(NormCacheError) in
         try caches.object(cache).readBlock(operations.object(op), fragmentKey: nil,
-                                           variables: Boundary.input(variables, variablesLength, "variables_json"), partial: partial)
+                                           variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                           options: ReadOptions(partial: partial), wholeResult: false)
     }
 }
 
@@ -93,7 +94,8 @@ public func normcache_read_fragment(_ cache: OpaquePointer?, _ fragment: OpaqueP
                                     _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     Boundary.returningRead(outJSON, outLength, flags: flags) { (partial) throws(NormCacheError) in
         try caches.object(cache).readBlock(operations.object(fragment), fragmentKey: Boundary.text(key, keyLength, "key"),
-                                           variables: Boundary.input(variables, variablesLength, "variables_json"), partial: partial)
+                                           variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                           options: ReadOptions(partial: partial), wholeResult: false)
     }
 }
 

@@ -3,7 +3,13 @@ import Glibc
 /// GraphQL operations: schema and key rules, prepare, normalize, write and read.
 extension NormalizedCache {
     /// Loads a schema from SDL, with Apollo's `@typePolicy` and `@fieldPolicy`
-    /// directives (usually in `extend type` lines). Operations prepared afterwards are
+    /// directives (usually in `extend type` lines). It also reads max-age rules: Apollo's
+    /// `@cacheControl(maxAge:, inheritMaxAge:)` on object, interface and union types and
+    /// their fields, and Apollo Kotlin's `@cacheControlField(name:, maxAge:,
+    /// inheritMaxAge:)` on object and interface types; a misplaced or repeated directive, a
+    /// `maxAge` that is not an integer from 0 to 2147483647, `maxAge` together with
+    /// `inheritMaxAge: true`, or a `@cacheControlField` naming no field of its type is a
+    /// `.schema` error. Operations prepared afterwards are
     /// validated against it and use its types and key rules. Rules configured before are
     /// checked against it (see `configure`); when one does not fit, this throws `.schema`
     /// and the schema is not loaded.
@@ -13,7 +19,12 @@ extension NormalizedCache {
 
     /// Adds key rules given as JSON (`typePolicies`, `fieldPolicies`, `possibleTypes`,
     /// `defaultKeyFields`, and `storeMutationRoot`, which keeps Apollo's `MUTATION_ROOT`)
-    /// for operations prepared afterwards. With a schema loaded, a type, key field, field
+    /// for operations prepared afterwards. The same object may hold max-age rules, which
+    /// apply to every read from then on: `maxAges` maps schema coordinates (`Type`,
+    /// `Type.field`) to seconds (0 to 2147483647) or `"inherit"`, replacing the schema's
+    /// rules of the same names, and `defaultMaxAge` (seconds, or null for never) gives
+    /// the max age of fields that neither have nor inherit a rule (see `normcache.h`,
+    /// "Freshness"). With a schema loaded, a type, key field, field
     /// or key argument it lacks is a `.schema` error (with the byte offset and a close
     /// name) and nothing is added; without one, the check waits for `loadSchema`.
     public func configure(json: UnsafeRawBufferPointer) throws(NormCacheError) {
@@ -28,7 +39,7 @@ extension NormalizedCache {
     /// Parses, validates and compiles the operation `operationName` (nil: the only one)
     /// of a GraphQL document.
     public func prepare(document: UnsafeRawBufferPointer, operationName: String? = nil) throws(NormCacheError) -> PreparedOperation {
-        let (schema, keyRules) = rules.current
+        let (schema, keyRules, _) = rules.current
         return try PreparedOperation(source: Array(document), operationName: operationName, schema: schema, keyRules: keyRules)
     }
 
@@ -67,19 +78,34 @@ extension NormalizedCache {
         }
     }
 
-    /// Reads the operation's data from the cache: all of it, or what is missing (and,
-    /// when `partial`, the data with the missing parts null).
+    /// `write` with a lifetime for what it writes (`WriteOptions`: the caller's max age
+    /// and the response's caching headers): the fields the write carries are stamped
+    /// with the earliest expiry these give. A response marked `Cache-Control: no-store`
+    /// is not written (`isStored` false); malformed headers are `.invalidArgument` errors,
+    /// and nothing is written.
+    public func write(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer, response: UnsafeRawBufferPointer,
+                      options: WriteOptions, reportingChanges: Bool = true) throws(NormCacheError) -> WriteResult {
+        let now = try clock.now()
+        guard case .at(let expiry) = try options.expiry(now: now) else { return WriteResult(isStored: false, changed: []) }
+        let changed = try Self.normalized(operation, variables: variables, response: response) { (batch) throws(NormCacheError) in
+            try merge(batch, reportingChanges: reportingChanges, metadata: FieldMetadata(writtenAt: now, expiresAt: expiry))
+        }
+        return WriteResult(isStored: true, changed: changed)
+    }
+
+    /// Reads the operation's data from the cache, judging each field it uses by the
+    /// max-age rules now in force and the expiries stored with it (see `ReadResult`).
     public func read(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
-                     partial: Bool = false) throws(NormCacheError) -> ReadResult {
-        try read(operation, at: Self.rootKey(of: operation), variables: variables, partial: partial)
+                     options: ReadOptions = ReadOptions()) throws(NormCacheError) -> ReadResult {
+        try read(operation, at: Self.rootKey(of: operation), variables: variables, options: options)
     }
 
     /// Reads the object at record `key` through a prepared fragment (direct cache
-    /// access): its data, or what is missing.
+    /// access), as `read` reads an operation.
     public func readFragment(_ fragment: PreparedOperation, key: String, variables: UnsafeRawBufferPointer,
-                             partial: Bool = false) throws(NormCacheError) -> ReadResult {
+                             options: ReadOptions = ReadOptions()) throws(NormCacheError) -> ReadResult {
         try Self.checkFragment(fragment: fragment, key: key)
-        return try read(fragment, at: key, variables: variables, partial: partial)
+        return try read(fragment, at: key, variables: variables, options: options)
     }
 
     /// Writes `data`, a JSON object of the fragment's selection, as the record `key`
@@ -98,22 +124,28 @@ extension NormalizedCache {
     }
 
     private func read(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer,
-                      partial: Bool) throws(NormCacheError) -> ReadResult {
-        try read(operation, at: key, variables: variables) { (reader) throws(NormCacheError) -> ReadResult in
-            guard !reader.missing.isEmpty else { return .data(reader.out.array) }
-            return .miss(missing: reader.missing, partialData: partial ? reader.out.array : nil)
+                      options: ReadOptions) throws(NormCacheError) -> ReadResult {
+        try read(operation, at: key, variables: variables, options: options) { (reader) throws(NormCacheError) -> ReadResult in
+            let status = Self.status(of: reader)
+            return ReadResult(status: status, data: status != .miss || options.partial ? reader.out.array : nil,
+                              missing: reader.missing, stale: reader.stale,
+                              oldestWrittenAt: reader.oldestWrittenAt == .max ? nil : reader.oldestWrittenAt,
+                              earliestExpiry: reader.earliestExpiry == .max ? nil : reader.earliestExpiry)
         }
     }
 
     /// Reads the object at record `key` through `operation` and hands the reader that
     /// did it to `finish`, inside the read transaction; throws `.outOfMemory` when the
     /// data read could not be held.
-    private func read<R>(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer,
+    private func read<R>(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer, options: ReadOptions,
                          _ finish: (inout Reader) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
-        let context = try operation.context(variables: variables)
+        let maxAgeRules = rules.current.maxAgeRules
+        let context = try operation.context(variables: variables, maxAgeRules: maxAgeRules)
+        let freshness = FreshnessCheck(now: try clock.now(), maxStale: options.maxStale, rules: maxAgeRules,
+                                       reports: options.reportingFreshness)
         let isOperation = operation.rootKey != nil
         return try store.read { (txn) throws(NormCacheError) -> R in
-            var reader = Reader(context: context, txn: txn, expectedBytes: operation.outputSizeHint)
+            var reader = Reader(context: context, txn: txn, freshness: freshness, expectedBytes: operation.outputSizeHint)
             try reader.read(rootKey: key, rootType: operation.rootType, plan: operation.plan, isOperationRoot: isOperation)
             try reader.out.check(while: "writing the data of a read")
             operation.outputSizeHint = reader.out.count
@@ -121,12 +153,21 @@ extension NormalizedCache {
         }
     }
 
+    /// How a read went, from what its reader noted.
+    private static func status(of reader: borrowing Reader) -> ReadResult.Status {
+        if !reader.missing.isEmpty { return .miss }
+        return reader.stale.isEmpty ? .complete : .stale
+    }
+
     /// `read` (with `fragmentKey`: `readFragment`) as the C interface hands it over: one
-    /// malloc'd, NUL-terminated block — the data, or on a miss
-    /// `{"data":<partial data or null>,"missing":[paths]}` — that the caller releases
-    /// with `free`, and whether the read missed.
+    /// malloc'd, NUL-terminated block that the caller releases with `free`, and the
+    /// read's status. As `normcache_read` gives it (not `wholeResult`): the data, or on a
+    /// miss `{"data":<partial data or null>,"missing":[...]}`; as `normcache_read_ex`
+    /// gives it (`wholeResult`), every part of the result in one object
+    /// (`ByteBuffer.appendResult`).
     package func readBlock(_ operation: PreparedOperation, fragmentKey: String?, variables: UnsafeRawBufferPointer,
-                           partial: Bool) throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int, missed: Bool) {
+                           options: ReadOptions, wholeResult: Bool) throws(NormCacheError)
+        -> (block: UnsafeMutableRawPointer, count: Int, status: ReadResult.Status) {
         let key: String
         if let fragmentKey {
             try Self.checkFragment(fragment: operation, key: fragmentKey)
@@ -134,15 +175,25 @@ extension NormalizedCache {
         } else {
             key = try Self.rootKey(of: operation)
         }
-        return try read(operation, at: key, variables: variables) { (reader) throws(NormCacheError) in
-            guard !reader.missing.isEmpty else {
+        var options = options
+        options.reportingFreshness = wholeResult
+        return try read(operation, at: key, variables: variables, options: options) { (reader) throws(NormCacheError) in
+            let status = Self.status(of: reader)
+            if !wholeResult, status != .miss {
                 let output = try reader.out.takeAll().takeBlock(while: "writing the data of a read")
-                return (output.start, output.count, false)
+                return (output.start, output.count, status)
             }
-            var miss = ByteBuffer()
-            miss.appendMiss(reader.missing, partialData: partial ? reader.out.bytes : nil)
-            let output = try miss.takeBlock(while: "writing the misses of a read")
-            return (output.start, output.count, true)
+            var result = ByteBuffer()
+            let data = status != .miss || options.partial ? reader.out.bytes : nil
+            if wholeResult {
+                result.appendResult(data: data, missing: reader.missing, stale: reader.stale,
+                                    oldestWrittenAt: reader.oldestWrittenAt == .max ? nil : reader.oldestWrittenAt,
+                                    earliestExpiry: reader.earliestExpiry == .max ? nil : reader.earliestExpiry)
+            } else {
+                result.appendMiss(reader.missing, partialData: data)
+            }
+            let output = try result.takeBlock(while: "writing the result of a read")
+            return (output.start, output.count, status)
         }
     }
 

@@ -11,9 +11,12 @@ extension NormalizedCache {
         return try merge(batch, reportingChanges: reportingChanges)
     }
 
-    /// Merges a batch in one transaction (see `Writer`).
-    func merge(_ batch: borrowing RecordBatch, reportingChanges: Bool) throws(NormCacheError) -> [String] {
-        try Writer(store: store, encoder: RecordEncoder(writtenAt: clock())).merge(batch, reportingChanges: reportingChanges)
+    /// Merges a batch in one transaction (see `Writer`), its fields stamped with
+    /// `metadata` (default: the time now, no expiry).
+    func merge(_ batch: borrowing RecordBatch, reportingChanges: Bool, metadata: FieldMetadata? = nil) throws(NormCacheError) -> [String] {
+        let stamp: FieldMetadata
+        if let metadata { stamp = metadata } else { stamp = FieldMetadata(writtenAt: try clock.now()) }
+        return try Writer(store: store, encoder: RecordEncoder(metadata: stamp)).merge(batch, reportingChanges: reportingChanges)
     }
 
     /// `put(json:)` for JSON text.
@@ -82,7 +85,7 @@ extension NormalizedCache {
             guard let index = found else { return false }
             if view.count == 1 { return try txn.removeRecord(key) }
             var out = ByteBuffer(capacity: stored.count)
-            try RecordEncoder(writtenAt: 0).write(view, removing: index, into: &out, key: key)
+            _ = try RecordEncoder.rewrite(view, into: &out, key: key) { position, _ in position == index ? .drop : .keep }
             try txn.setRecord(key, out.bytes)
             return true
         }
@@ -175,7 +178,7 @@ extension NormalizedCache {
         if let after { try checkUTF8(after, what: "after key") }
     }
 
-    private static func checkKey(_ key: UnsafeRawBufferPointer, what: String) throws(NormCacheError) {
+    static func checkKey(_ key: UnsafeRawBufferPointer, what: String) throws(NormCacheError) {
         guard !key.isEmpty else { throw NormCacheError(.invalidArgument, "empty \(what)") }
         try checkUTF8(key, what: what)
     }

@@ -31,16 +31,24 @@ extension NormalizedCache {
         }
     }
 
-    /// `read(_:variables:partial:)` for JSON variables text.
-    public func read(_ operation: PreparedOperation, variables: String = "", partial: Bool = false) throws(NormCacheError) -> ReadResult {
-        try variables.withUTF8Bytes { (vars) throws(NormCacheError) in try read(operation, variables: vars, partial: partial) }
+    /// `write(_:variables:response:options:)` for JSON text.
+    public func write(_ operation: PreparedOperation, response: String, variables: String = "",
+                      options: WriteOptions) throws(NormCacheError) -> WriteResult {
+        try variables.withUTF8Bytes { (vars) throws(NormCacheError) in
+            try response.withUTF8Bytes { (data) throws(NormCacheError) in try write(operation, variables: vars, response: data, options: options) }
+        }
     }
 
-    /// `readFragment(_:key:variables:partial:)` for JSON variables text.
+    /// `read(_:variables:options:)` for JSON variables text.
+    public func read(_ operation: PreparedOperation, variables: String = "", options: ReadOptions = ReadOptions()) throws(NormCacheError) -> ReadResult {
+        try variables.withUTF8Bytes { (vars) throws(NormCacheError) in try read(operation, variables: vars, options: options) }
+    }
+
+    /// `readFragment(_:key:variables:options:)` for JSON variables text.
     public func readFragment(_ fragment: PreparedOperation, key: String, variables: String = "",
-                             partial: Bool = false) throws(NormCacheError) -> ReadResult {
+                             options: ReadOptions = ReadOptions()) throws(NormCacheError) -> ReadResult {
         try variables.withUTF8Bytes { (vars) throws(NormCacheError) in
-            try readFragment(fragment, key: key, variables: vars, partial: partial)
+            try readFragment(fragment, key: key, variables: vars, options: options)
         }
     }
 

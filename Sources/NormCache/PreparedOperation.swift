@@ -61,9 +61,10 @@ public final class PreparedOperation: Sendable {
         self.keyRules = keyRules
     }
 
-    /// The context of one call with `variables` (JSON; empty for none). An operation
-    /// refuses a variable it does not declare; a fragment, which declares none, takes any.
-    func context(variables: UnsafeRawBufferPointer) throws(NormCacheError) -> SelectionContext {
+    /// The context of one call with `variables` (JSON; empty for none), judging reads by
+    /// `maxAgeRules`. An operation refuses a variable it does not declare; a fragment,
+    /// which declares none, takes any.
+    func context(variables: UnsafeRawBufferPointer, maxAgeRules: MaxAgeRules = MaxAgeRules()) throws(NormCacheError) -> SelectionContext {
         let declarer: String?
         switch root {
         case .operation: declarer = name.map { "operation '\($0)'" } ?? "the anonymous operation"
@@ -71,6 +72,7 @@ public final class PreparedOperation: Sendable {
         }
         return SelectionContext(schema: schema, keyRules: keyRules,
                                 variables: try Variables(json: variables, declared: variableDefinitions,
-                                                         declarer: declarer, schema: schema))
+                                                         declarer: declarer, schema: schema),
+                                maxAgeRules: maxAgeRules)
     }
 }

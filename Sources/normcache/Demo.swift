@@ -65,15 +65,15 @@ struct Demo {
         let response = #"{"data": {"feed": [{"__typename": "Post", "id": "1", "title": "Hello", "author": {"__typename": "User", "id": "3", "name": "Ada L."}}]}}"#
         let changed = try cache.write(feed, response: response)
         print("wrote the Feed response: changed \(changed)")
-        if case .data(let data) = try cache.read(feed) { print("read Feed back: \(String(decoding: data, as: UTF8.self))") }
+        if let data = try cache.read(feed).data { print("read Feed back: \(String(decoding: data, as: UTF8.self))") }
         let post = try cache.prepare("query ($id: ID!) { post(id: $id) { title score summary } }")
-        switch try cache.read(post, variables: #"{"id": "1"}"#, partial: true) {
-        case .data(let data):
-            print("read post(id: 1) through its field policy: \(String(decoding: data, as: UTF8.self))")
-        case .miss(let missing, let partial):
-            let paths = missing.map { $0.map(\.description).joined(separator: ".") }
-            let data = partial.map { String(decoding: $0, as: UTF8.self) } ?? "null"
-            print("read post(id: 1) through its field policy, a miss: missing \(paths), partial data \(data)")
+        let read = try cache.read(post, variables: #"{"id": "1"}"#, options: ReadOptions(partial: true))
+        let data = read.data.map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        if read.status == .miss {
+            let missing = read.missing.map { "\($0.path.map(\.description).joined(separator: ".")) (\($0.reason.rawValue): \($0.record) \($0.field ?? ""))" }
+            print("read post(id: 1) through its field policy, a miss: missing \(missing), partial data \(data)")
+        } else {
+            print("read post(id: 1) through its field policy: \(data)")
         }
     }
 

@@ -28,30 +28,26 @@ extension NormalizedCache {
 
     /// The data as JSON text, or "MISS " and the missing paths (and partial data).
     func readText(_ operation: PreparedOperation, variables: String = "", partial: Bool = false) throws(NormCacheError) -> String {
-        Self.text(try read(operation, variables: variables, partial: partial))
+        Self.text(try read(operation, variables: variables, options: ReadOptions(partial: partial)))
     }
 
     /// The fragment's data as JSON text, or "MISS " and the number of missing paths.
     func readFragmentText(_ fragment: PreparedOperation, key: String, variables: String = "") throws(NormCacheError) -> String {
-        switch try readFragment(fragment, key: key, variables: variables) {
-        case .data(let data): return String(decoding: data, as: UTF8.self)
-        case .miss(let missing, _): return "MISS \(missing.count)"
-        }
+        let result = try readFragment(fragment, key: key, variables: variables)
+        guard result.status == .miss else { return String(decoding: result.data ?? [], as: UTF8.self) }
+        return "MISS \(result.missing.count)"
     }
 
-    private static func text(_ result: ReadResult) -> String {
-        switch result {
-        case .data(let data): return String(decoding: data, as: UTF8.self)
-        case .miss(let missing, let partialData):
-            let paths = missing.map { path in
-                path.map { segment -> String in
-                    switch segment {
-                    case .key(let key): return key
-                    case .index(let index): return String(index)
-                    }
-                }.joined(separator: ".")
-            }
-            return "MISS \(paths)" + (partialData.map { " " + String(decoding: $0, as: UTF8.self) } ?? "")
+    /// The data of a complete read as JSON text; "STALE " and the data of a stale one;
+    /// "MISS ", the missing paths (dotted) and any partial data of a miss.
+    static func text(_ result: ReadResult) -> String {
+        let data = result.data.map { String(decoding: $0, as: UTF8.self) }
+        switch result.status {
+        case .complete: return data ?? ""
+        case .stale: return "STALE " + (data ?? "")
+        case .miss:
+            let paths = result.missing.map { $0.path.map(\.description).joined(separator: ".") }
+            return "MISS \(paths)" + (data.map { " " + $0 } ?? "")
         }
     }
 }

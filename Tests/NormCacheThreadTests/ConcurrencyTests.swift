@@ -47,7 +47,8 @@ import Testing
             return {
                 for _ in 0..<Self.reads {
                     do {
-                        guard case .data(let data) = try cache.read(operation, variables: "") else {
+                        let result = try cache.read(operation, variables: "")
+                        guard result.status == .complete, let data = result.data else {
                             problems.add("reader \(reader): a miss")
                             continue
                         }
@@ -61,7 +62,8 @@ import Testing
         }
         runOnThreads(writers + readers)
         #expect(problems.list.isEmpty, "\(problems.list.prefix(5))")
-        guard case .data(let data) = try test.cache.read(operation, variables: "") else {
+        let result = try test.cache.read(operation, variables: "")
+        guard result.status == .complete, let data = result.data else {
             Issue.record("the accounts do not read back")
             return
         }

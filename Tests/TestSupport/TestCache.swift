@@ -20,12 +20,12 @@ public final class TestCache {
         guard let made = mkdtemp(&template) else { throw NormCacheError(.storage, "mkdtemp failed") }
         directory = String(cString: made)
         path = directory + "/test.cache"
-        cache = try NormalizedCache(path: path, options: options, clock: clock)
+        cache = try NormalizedCache(path: path, options: options, clock: { Int64(clock()) })
     }
 
     /// Opens another handle on the same file.
     public func reopen(options: CacheOptions = CacheOptions(), clock: @escaping @Sendable () -> UInt64 = { 1_700_000_000 }) throws -> NormalizedCache {
-        try NormalizedCache(path: path, options: options, clock: clock)
+        try NormalizedCache(path: path, options: options, clock: { Int64(clock()) })
     }
 
     deinit {

@@ -11,35 +11,52 @@ import Glibc
 /// copied from the memory map into one output buffer, records met before are found
 /// again in a `RecordCache`, and a response path is only spelled out for a miss or an
 /// error.
+///
+/// Each field used is judged by `FreshnessCheck`: a stale field is a miss (reason
+/// `stale` or `invalidated`), or, within the read's `maxStale`, returned and listed in
+/// `stale`. A field's max age is resolved along the path (`MaxAgeRules.resolve`) and
+/// handed down to the objects it refers to.
 struct Reader: ~Copyable {
     let context: SelectionContext
     let txn: StoreTransaction
-    /// The response paths of what the cache lacks, in document order.
-    private(set) var missing: [[ResponsePathSegment]] = []
+    /// How the fields read are judged.
+    let freshness: FreshnessCheck
+    /// What the cache lacks or holds too stale, in document order.
+    private(set) var missing: [FieldReport] = []
+    /// The stale fields returned, in document order.
+    private(set) var stale: [FieldReport] = []
+    /// The oldest written-at time and the earliest expiry of the fields used (when
+    /// `freshness.reports`; `UInt64.max`: none).
+    private(set) var oldestWrittenAt = UInt64.max
+    private(set) var earliestExpiry = UInt64.max
     /// The data read so far, as JSON.
     var out = ByteBuffer()
 
     private var depth = 0
     /// The response path: list indexes (≥ 0) and response keys (`-1 - key id`).
     private var path = PlainArray<Int>()
-    /// The stored values of the fields of the objects being read, a frame per object.
+    /// The stored values of the fields of the objects being read, a frame per object,
+    /// and their metadata bytes (`FieldMetadata`), in a frame of the same place.
     private var values = PlainArray<UnsafeRawBufferPointer>()
+    private var metadata = PlainArray<UnsafeRawBufferPointer>()
     private var records = RecordCache()
     /// How records are found in the transaction.
     private var lookup: RecordLookup
-    /// Whether field policies make the fields of an object depend on its typename.
-    private let policiesNeedTypename: Bool
+    /// Whether field policies or max-age rules make the fields of an object depend on
+    /// its typename.
+    private let needsTypename: Bool
 
     /// The deepest data a read returns (the JSON limit of what reads it back).
     static let maximumDepth = JSONDocument.maxDepth
     /// The largest data a read returns.
     static let maximumOutput = 1 << 30
 
-    init(context: SelectionContext, txn: StoreTransaction, expectedBytes: Int = 0) {
+    init(context: SelectionContext, txn: StoreTransaction, freshness: FreshnessCheck, expectedBytes: Int = 0) {
         self.context = context
         self.txn = txn
+        self.freshness = freshness
         lookup = RecordLookup(txn)
-        policiesNeedTypename = !context.keyRules.fieldPolicies.isEmpty
+        needsTypename = !context.keyRules.fieldPolicies.isEmpty || freshness.hasRules
         out = ByteBuffer(capacity: Swift.min(expectedBytes, Self.maximumOutput))
     }
 
@@ -49,11 +66,11 @@ struct Reader: ~Copyable {
         var key = ByteBuffer()
         key.append(contentsOf: rootKey.utf8)
         try object(key.bytes, plan: Unmanaged.passUnretained(plan), declaredType: context.shapes.typeID(rootType), via: nil, remember: false,
-                   isRoot: true, rootTyped: isOperationRoot)
+                   maxAge: freshness.rootMaxAge, isRoot: true, rootTyped: isOperationRoot)
     }
 
     private mutating func object(_ key: UnsafeRawBufferPointer, plan: Unmanaged<SelectionPlan>, declaredType: Int32,
-                                 via parent: UnsafeMutablePointer<ObjectShape.Field>?, remember: Bool,
+                                 via parent: UnsafeMutablePointer<ObjectShape.Field>?, remember: Bool, maxAge: UInt32,
                                  isRoot: Bool = false, rootTyped: Bool = false) throws(NormCacheError) {
         // An operation's root record never written reads as one without fields (field
         // policies may still resolve); any other missing record is missing at its
@@ -66,12 +83,12 @@ struct Reader: ~Copyable {
             guard let view = RecordView(stored) else { throw txn.damaged(key) }
             record = view
         } else if !(isRoot && rootTyped) {
-            noteMissing()
+            noteMissing(.absent, record: key, field: nil)
             out.append("null")
             return
         }
         var typename: UnsafeRawBufferPointer?
-        if plan._withUnsafeGuaranteedRef(\.hasTypeConditions) || policiesNeedTypename {
+        if plan._withUnsafeGuaranteedRef(\.hasTypeConditions) || needsTypename {
             typename = try record.flatMap { (record) throws(NormCacheError) in try storedTypename(record, key) }
                 ?? context.shapes.fallbackTypename(declaredType, rootTyped: rootTyped, schema: context.schema)
         }
@@ -84,10 +101,14 @@ struct Reader: ~Copyable {
         }
         // A type condition the record cannot answer without its __typename: missing data.
         if shape.undecided {
-            noteMissing(then: .key("__typename"))
+            noteMissing(.absent, record: key, field: ObjectShape.typenameKey, then: .key("__typename"))
         }
         let frame = values.append(count: shape.fields.count, filling: UnsafeRawBufferPointer(start: nil, count: 0))
-        defer { values.truncate(to: frame) }
+        _ = metadata.append(count: shape.fields.count, filling: UnsafeRawBufferPointer(start: nil, count: 0))
+        defer {
+            values.truncate(to: frame)
+            metadata.truncate(to: frame)
+        }
         if let record { try lookUp(shape, in: record, key: key, frame: frame) }
 
         out.append(UInt8(ascii: "{"))
@@ -104,12 +125,24 @@ struct Reader: ~Copyable {
                 if let name = Self.string(stored) ?? shape.fallbackTypename {
                     out.appendQuoted(name)
                 } else {
-                    noteMissing()
+                    noteMissing(.absent, record: key, field: field.pointee.storageKey)
                     out.append("null")
                 }
             } else if field.pointee.policy >= 0, let plan = field.pointee.plan {
-                try resolved(shape.policyKeys[Int(field.pointee.policy)], plan: plan, field: field)
+                let fieldMaxAge = freshness.hasRules ? freshness.rules.resolve(field.pointee.maxAgeRule, parent: maxAge, isRootField: isRoot) : maxAge
+                try resolved(shape.policyKeys[Int(field.pointee.policy)], plan: plan, field: field, maxAge: fieldMaxAge)
             } else if let first = stored.baseAddress {
+                var fieldMaxAge = maxAge
+                let fieldMetadata = metadata[frame + Int(index)]
+                if freshness.needsJudging(fieldMetadata) {
+                    if freshness.hasRules {
+                        fieldMaxAge = freshness.rules.resolve(field.pointee.maxAgeRule, parent: maxAge, isRootField: isRoot)
+                    }
+                    guard try judge(fieldMetadata, maxAge: fieldMaxAge, record: key, field: field) else {
+                        out.append("null")
+                        continue
+                    }
+                }
                 // A string or number of a leaf, straight; any other value in full.
                 let tag = first.load(as: UInt8.self)
                 if field.pointee.plan == nil, stored.count >= 2, stored.count - 2 == Int(first.load(fromByteOffset: 1, as: UInt8.self)),
@@ -118,10 +151,10 @@ struct Reader: ~Copyable {
                     if tag == FieldValue.Tag.string.rawValue { out.appendQuoted(text) } else { out.append(text) }
                 } else {
                     var reader = ByteReader(stored)
-                    try value(&reader, field: field, level: 0, recordKey: key)
+                    try value(&reader, field: field, level: 0, recordKey: key, maxAge: fieldMaxAge)
                 }
             } else {
-                noteMissing()
+                noteMissing(.absent, record: key, field: field.pointee.storageKey)
                 out.append("null")
             }
         }
@@ -142,6 +175,7 @@ struct Reader: ~Copyable {
                 guard let entry = record.entry(at: guess) else { throw txn.damaged(key) }
                 if KeyBytes.equal(entry.key, wanted) {
                     values[frame + index] = entry.value
+                    metadata[frame + index] = entry.metadata
                     continue
                 }
             }
@@ -149,13 +183,41 @@ struct Reader: ~Copyable {
             guard let position = found, let entry = record.entry(at: position) else { continue }
             shape.lastPositions[slot] = Int32(truncatingIfNeeded: position)
             values[frame + index] = entry.value
+            metadata[frame + index] = entry.metadata
         }
     }
 
+    /// Judges the stored field `field` of the record `record`, of metadata bytes
+    /// `metadata`, with max age `maxAge`: notes its times when the read reports them,
+    /// notes it stale or missing when it is; returns false when it is a miss.
+    private mutating func judge(_ metadata: UnsafeRawBufferPointer, maxAge: UInt32, record: UnsafeRawBufferPointer,
+                                field: UnsafeMutablePointer<ObjectShape.Field>) throws(NormCacheError) -> Bool {
+        guard let stored = FieldMetadata(metadata) else { throw txn.damaged(record) }
+        let expiry = FreshnessCheck.expiry(of: stored, maxAge: maxAge)
+        if freshness.reports {
+            oldestWrittenAt = Swift.min(oldestWrittenAt, stored.writtenAt)
+            earliestExpiry = Swift.min(earliestExpiry, expiry)
+        }
+        let verdict = freshness.verdict(expiry: expiry)
+        if case .fresh = verdict { return true }
+        let reason: MissReason = stored.isInvalidated ? .invalidated : .stale
+        let at = context.shapes.responsePath(path.elements(0..<path.count)).segments
+        let recordKey = String(decoding: record, as: UTF8.self)
+        let fieldKey = String(decoding: field.pointee.storageKey, as: UTF8.self)
+        guard case .staleReturned = verdict else {
+            missing.append(FieldReport(path: at, reason: reason, record: recordKey, field: fieldKey,
+                                        writtenAt: stored.writtenAt, expiredAt: expiry))
+            return false
+        }
+        stale.append(FieldReport(path: at, reason: reason, record: recordKey, field: fieldKey, writtenAt: stored.writtenAt, expiredAt: expiry))
+        return true
+    }
+
     /// Appends one stored value: leaves as stored, references followed through the
-    /// field's plan; `level` counts the lists entered within the field's type.
+    /// field's plan (whose max age, `maxAge`, the objects' fields inherit); `level`
+    /// counts the lists entered within the field's type.
     private mutating func value(_ reader: inout ByteReader, field: UnsafeMutablePointer<ObjectShape.Field>, level: Int,
-                                recordKey: UnsafeRawBufferPointer) throws(NormCacheError) {
+                                recordKey: UnsafeRawBufferPointer, maxAge: UInt32) throws(NormCacheError) {
         let start = reader.offset
         guard let tagByte = reader.readByte(), let tag = FieldValue.Tag(rawValue: tagByte) else { throw txn.damaged(recordKey) }
         let plan = field.pointee.plan
@@ -178,7 +240,7 @@ struct Reader: ~Copyable {
             guard let plan, let length = reader.readLength(), let key = reader.readBytes(length), !key.isEmpty else {
                 throw txn.damaged(recordKey)
             }
-            try object(key, plan: plan, declaredType: field.pointee.namedType, via: field, remember: true)
+            try object(key, plan: plan, declaredType: field.pointee.namedType, via: field, remember: true, maxAge: maxAge)
         case .list where plan != nil:
             try enter()
             defer { depth -= 1 }
@@ -190,7 +252,7 @@ struct Reader: ~Copyable {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
                 path.append(Int(position))
                 defer { path.removeLast() }
-                try value(&elements, field: field, level: level + 1, recordKey: recordKey)
+                try value(&elements, field: field, level: level + 1, recordKey: recordKey, maxAge: maxAge)
             }
             out.append(UInt8(ascii: "]"))
         default:
@@ -202,24 +264,24 @@ struct Reader: ~Copyable {
             out.truncate(to: mark)
             reader.offset = start
             guard FieldValue.skip(&reader) else { throw txn.damaged(recordKey) }
-            noteMissing()
+            noteMissing(.absent, record: recordKey, field: field.pointee.storageKey)
             out.append("null")
         }
     }
 
     /// Reads the records a field policy names: one, or a list for a list argument.
     private mutating func resolved(_ keys: PolicyKeys, plan: Unmanaged<SelectionPlan>,
-                                   field: UnsafeMutablePointer<ObjectShape.Field>) throws(NormCacheError) {
+                                   field: UnsafeMutablePointer<ObjectShape.Field>, maxAge: UInt32) throws(NormCacheError) {
         switch keys {
         case .single(let key):
-            try object(key, plan: plan, field: field)
+            try object(key, plan: plan, field: field, maxAge: maxAge)
         case .list(let keys):
             out.append(UInt8(ascii: "["))
             for (position, key) in keys.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
                 path.append(position)
                 defer { path.removeLast() }
-                try object(key, plan: plan, field: field)
+                try object(key, plan: plan, field: field, maxAge: maxAge)
             }
             out.append(UInt8(ascii: "]"))
         }
@@ -227,10 +289,11 @@ struct Reader: ~Copyable {
 
     /// `object` for a record key a field policy gives (not remembered: the key's bytes
     /// live only for the call).
-    private mutating func object(_ key: String, plan: Unmanaged<SelectionPlan>, field: UnsafeMutablePointer<ObjectShape.Field>) throws(NormCacheError) {
+    private mutating func object(_ key: String, plan: Unmanaged<SelectionPlan>, field: UnsafeMutablePointer<ObjectShape.Field>,
+                                 maxAge: UInt32) throws(NormCacheError) {
         var bytes = ByteBuffer()
         bytes.append(contentsOf: key.utf8)
-        try object(bytes.bytes, plan: plan, declaredType: field.pointee.namedType, via: field, remember: false)
+        try object(bytes.bytes, plan: plan, declaredType: field.pointee.namedType, via: field, remember: false, maxAge: maxAge)
     }
 
     /// The stored bytes of the record `key`: from the records this read met before, else
@@ -269,9 +332,12 @@ struct Reader: ~Copyable {
         }
     }
 
-    /// Notes the current path (and `extra` after it) as missing.
-    private mutating func noteMissing(then extra: ResponsePathSegment? = nil) {
-        missing.append(context.shapes.responsePath(path.elements(0..<path.count), then: extra).segments)
+    /// Notes the current path (and `extra` after it) as missing for `reason`: the field
+    /// `field` of the record `record`, or the record itself when `field` is nil.
+    private mutating func noteMissing(_ reason: MissReason, record: UnsafeRawBufferPointer, field: UnsafeRawBufferPointer?,
+                                      then extra: ResponsePathSegment? = nil) {
+        missing.append(FieldReport(path: context.shapes.responsePath(path.elements(0..<path.count), then: extra).segments, reason: reason,
+                                    record: String(decoding: record, as: UTF8.self), field: field.map { String(decoding: $0, as: UTF8.self) }))
     }
 
     private func currentPath() -> ResponsePath {

@@ -28,15 +28,18 @@ struct SelectionContext {
     let schema: Schema?
     let keyRules: KeyRules
     let variables: Variables
+    /// The max-age rules reads judge fields by (none for normalizing).
+    let maxAgeRules: MaxAgeRules
     /// The shapes compiled so far: a response repeats the same few shapes, and within
     /// one call the variables, and so the shapes, do not change.
     let shapes = ShapeMemo()
 
-    /// A context of `schema`, `keyRules` and `variables`.
-    init(schema: Schema?, keyRules: KeyRules, variables: Variables) {
+    /// A context of `schema`, `keyRules`, `variables` and `maxAgeRules`.
+    init(schema: Schema?, keyRules: KeyRules, variables: Variables, maxAgeRules: MaxAgeRules = MaxAgeRules()) {
         self.schema = schema
         self.keyRules = keyRules
         self.variables = variables
+        self.maxAgeRules = maxAgeRules
     }
 
     /// The shape of `plan` for objects of `typename` (nil: unknown) where the type with

@@ -34,6 +34,8 @@ final class ObjectShape {
         var isTypename: Bool
         /// The index in `ObjectShape.policyKeys` of the records a field policy names, or -1.
         var policy: Int32
+        /// How the field's max age is found (`MaxAgeRules.rule`), before its parent's applies.
+        var maxAgeRule: FieldMaxAgeRule
         /// The shape the objects of this field had last (a one-entry cache before the memo).
         unowned(unsafe) var lastChild: ObjectShape?
         /// How often reads looked the records this field refers to up in their
@@ -192,15 +194,20 @@ final class ObjectShape {
                     isUsable: rule.isUsable, unselected: rule.unselected)
         }
 
+        let parentTypes = [typenameText, declaredType].compactMap { $0 }
         fields = .allocate(capacity: collected.count)
         for (index, collected) in collected.enumerated() {
             let field = collected.field
+            let maxAgeRule = context.maxAgeRules.isEmpty ? FieldMaxAgeRule.defaultMaxAge
+                : context.maxAgeRules.rule(field: field.name, parentTypes: parentTypes, fieldType: field.type?.namedType,
+                                           isComposite: collected.plan != nil, isRootField: false, schema: context.schema)
             fields.initializeElement(at: index, to: Field(
                 responseKey: bytes(fieldRanges[index].response), storageKey: bytes(fieldRanges[index].storage),
                 outputName: bytes(fieldRanges[index].output), plan: collected.plan.map(Unmanaged.passUnretained), type: field.typeShape,
                 namedType: field.type.map { memo.typeID($0.namedType) } ?? -1,
                 responseKeyID: memo.keyID(field.responseKey), isAdded: collected.isAdded,
-                isTypename: field.name == "__typename", policy: policyIndex[index], lastChild: nil, cacheLookups: 0, cacheHits: 0))
+                isTypename: field.name == "__typename", policy: policyIndex[index], maxAgeRule: maxAgeRule, lastChild: nil,
+                cacheLookups: 0, cacheHits: 0))
         }
 
         let order = collected.indices.sorted { left, right in

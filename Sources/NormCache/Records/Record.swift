@@ -5,26 +5,25 @@
 ///     varint       field count
 ///     UInt32 × n   offset of each field entry from the record start, entries sorted
 ///                  by the bytes of their field keys
-///     entries      varint key length, key, UInt8 metadata flags,
-///                  [varint written-at, seconds since 1970, when flag 1 is set],
-///                  varint value length, value (see `FieldValue`)
+///     entries      varint key length, key, metadata (`FieldMetadata`: flags, written-at,
+///                  expiry), varint value length, value (see `FieldValue`)
 ///
 /// The offset table makes one field a binary search away without decoding the rest.
-/// The flags leave room for more per-field metadata in later formats.
 struct RecordView {
     /// The format byte this library writes and reads.
     static let format: UInt8 = 1
-    /// Metadata flag: the entry carries its written-at time.
-    static let hasWrittenAt: UInt8 = 1
 
     /// One field of a record, viewed in place.
     struct Field {
         /// The field key's UTF-8 bytes.
         var key: UnsafeRawBufferPointer
-        /// When the field was last written, in seconds since 1970 (0 if unknown).
-        var writtenAt: UInt64
+        /// The entry's metadata bytes (`FieldMetadata`), exactly.
+        var metadata: UnsafeRawBufferPointer
         /// The encoded value.
         var value: UnsafeRawBufferPointer
+
+        /// When the field was last written, in seconds since 1970 (0 if unknown).
+        var writtenAt: UInt64 { FieldMetadata(metadata)?.writtenAt ?? 0 }
     }
 
     /// The whole encoded record.
@@ -43,25 +42,23 @@ struct RecordView {
         self.tableOffset = reader.offset
     }
 
-    /// The field at `index` in key order, or nil when its entry is damaged.
+    /// The field at `index` in key order, its metadata checked, or nil when its entry
+    /// is damaged.
     @inline(__always)
     func field(at index: Int) -> Field? {
-        decode(at: index, readingTime: true).map { Field(key: $0.key, writtenAt: $0.writtenAt, value: $0.value) }
+        guard let field = entry(at: index), FieldMetadata(field.metadata) != nil else { return nil }
+        return field
     }
 
-    /// The key and value of the field at `index` in key order (its time skipped), or
-    /// nil when its entry is damaged: what reads look fields up with.
+    /// The field at `index` in key order, or nil when its entry is damaged: what reads
+    /// look fields up with. Its metadata bytes are delimited but not decoded: a read
+    /// decodes them only when a time matters (`FieldMetadata`).
+    ///
+    /// Decoded straight from the bytes: lengths of one byte (keys and values under 128
+    /// bytes) directly, longer ones through `ByteReader`; a lone written-at time skipped
+    /// by finding its last byte in one word.
     @inline(__always)
-    func entry(at index: Int) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
-        decode(at: index, readingTime: false).map { ($0.key, $0.value) }
-    }
-
-    /// Decodes the entry at `index`, straight from the bytes: lengths of one byte (keys
-    /// and values under 128 bytes) directly, longer ones through `ByteReader`; the time
-    /// read, or skipped by finding its last byte in one word.
-    @inline(__always)
-    private func decode(at index: Int, readingTime: Bool)
-        -> (key: UnsafeRawBufferPointer, writtenAt: UInt64, value: UnsafeRawBufferPointer)? {
+    func entry(at index: Int) -> Field? {
         guard index >= 0, index < count, let base = bytes.baseAddress else { return nil }
         let end = bytes.count
         internalCheck(tableOffset &+ index &* 4 &+ 4 <= end, "record offset table entry \(index) past the record's \(end) bytes")
@@ -70,31 +67,29 @@ struct RecordView {
         let key = UnsafeRawBufferPointer(start: base + position, count: keyLength)
         position &+= keyLength
         internalCheck(position < end, "record entry flags at \(position) past the record's \(end) bytes")
+        let metadataStart = position
         let flags = base.load(fromByteOffset: position, as: UInt8.self)
         position &+= 1
-        var writtenAt: UInt64 = 0
-        if flags == RecordView.hasWrittenAt {
-            if readingTime {
-                var reader = ByteReader(bytes, at: position)
-                guard let time = reader.readVarint() else { return nil }
-                writtenAt = time
-                position = reader.offset
+        if flags == FieldMetadata.hasWrittenAt {
+            // The time's varint ends at its first byte below 0x80: found in one word.
+            let stops = position &+ 8 <= end ? ~base.loadUnaligned(fromByteOffset: position, as: UInt64.self) & 0x8080_8080_8080_8080 : 0
+            if stops != 0 {
+                position &+= stops.trailingZeroBitCount &>> 3 &+ 1
             } else {
-                // The time's varint ends at its first byte below 0x80: found in one word.
-                let stops = position &+ 8 <= end ? ~base.loadUnaligned(fromByteOffset: position, as: UInt64.self) & 0x8080_8080_8080_8080 : 0
-                if stops != 0 {
-                    position &+= stops.trailingZeroBitCount &>> 3 &+ 1
-                } else {
-                    var reader = ByteReader(bytes, at: position)
-                    guard reader.skipVarint() else { return nil }
-                    position = reader.offset
-                }
+                var reader = ByteReader(bytes, at: position)
+                guard reader.skipVarint() else { return nil }
+                position = reader.offset
             }
         } else if flags != 0 {
-            return nil
+            guard FieldMetadata.isValid(flags) else { return nil }
+            var reader = ByteReader(bytes, at: position)
+            if flags & FieldMetadata.hasWrittenAt != 0 { guard reader.skipVarint() else { return nil } }
+            if flags & FieldMetadata.hasExpiry != 0 { guard reader.skipVarint() else { return nil } }
+            position = reader.offset
         }
+        let metadata = UnsafeRawBufferPointer(start: base + metadataStart, count: position &- metadataStart)
         guard position < end, let valueLength = length(at: &position), valueLength <= end &- position else { return nil }
-        return (key, writtenAt, UnsafeRawBufferPointer(start: base + position, count: valueLength))
+        return Field(key: key, metadata: metadata, value: UnsafeRawBufferPointer(start: base + position, count: valueLength))
     }
 
     /// Reads the varint length at `position` (which is inside the bytes).

@@ -1,20 +1,25 @@
 /// Writes records in their stored layout (see `RecordView`): a new record straight into
 /// the space the store reserves for it, or the merge of incoming fields into a stored
-/// record. Every incoming field is stamped with the write's time.
+/// record. Every incoming field is stamped with the write's metadata (`FieldMetadata`:
+/// its time, and the expiry the write gives); stored fields keep theirs.
 struct RecordEncoder {
-    /// The write's time, in seconds since 1970.
-    let writtenAt: UInt64
-    private let timeLength: Int
-    /// The time's varint, its first eight bytes in one word (a time of up to 2^56).
-    private let timeWord: UInt64
+    /// The metadata of every field the write carries.
+    let metadata: FieldMetadata
+    /// The metadata's bytes, inline (at most `FieldMetadata.maximumLength`).
+    private let metadataBytes: (UInt64, UInt64, UInt64)
+    private let metadataLength: Int
 
-    /// An encoder stamping `writtenAt`.
+    /// An encoder stamping `metadata`.
+    init(metadata: FieldMetadata) {
+        self.metadata = metadata
+        var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        metadataLength = withUnsafeMutableBytes(of: &bytes) { metadata.write(to: $0.baseAddress.assumedPresent) }
+        metadataBytes = bytes
+    }
+
+    /// An encoder stamping the time `writtenAt`, without an expiry.
     init(writtenAt: UInt64) {
-        self.writtenAt = writtenAt
-        timeLength = Varint.length(writtenAt)
-        var word: (UInt64, UInt16) = (0, 0)
-        _ = withUnsafeMutableBytes(of: &word) { Varint.write(writtenAt, to: $0.baseAddress.assumedPresent) }
-        timeWord = word.0
+        self.init(metadata: FieldMetadata(writtenAt: writtenAt))
     }
 
     /// The bytes of the new record of `fields` (ascending keys, unique).
@@ -35,7 +40,7 @@ struct RecordEncoder {
         for field in fields {
             (out + table).storeBytes(of: UInt32(truncatingIfNeeded: position).littleEndian, as: UInt32.self)
             table &+= 4
-            position = writeEntry(key: field.keyBytes, writtenAt: writtenAt, value: batch.value(of: field), to: out, at: position)
+            position = writeEntry(key: field.keyBytes, value: batch.value(of: field), to: out, at: position)
         }
     }
 
@@ -43,7 +48,8 @@ struct RecordEncoder {
     /// `record`: an incoming field replaces the stored one, stored fields not incoming
     /// stay. Calls `changed` with the index in `incoming` of each field whose value is
     /// new. Returns true, with the merged record in `out`, when the record must be
-    /// rewritten (a value changed, or a time is not the write's); false when the stored
+    /// rewritten (a value changed, or a field's metadata is not the write's: an identical
+    /// rewrite refreshes the times without reporting a change); false when the stored
     /// bytes can stay. Throws `.outOfMemory` when `out` cannot hold the merged record.
     func merge(_ record: RecordView, _ incoming: UnsafeMutableBufferPointer<RecordBatch.Field>, of batch: borrowing RecordBatch,
                into out: inout ByteBuffer, key: UnsafeRawBufferPointer,
@@ -59,7 +65,7 @@ struct RecordEncoder {
             }
             mergedCount &+= 1
             if let field = storedField, next == incoming.count || KeyBytes.compare(field.key, incoming[next].keyBytes) < 0 {
-                mergedSize &+= Self.entryLength(keyCount: field.key.count, timeLength: Varint.length(field.writtenAt), valueCount: field.value.count)
+                mergedSize &+= Self.entryLength(keyCount: field.key.count, metadataLength: field.metadata.count, valueCount: field.value.count)
                 stored &+= 1
                 continue
             }
@@ -68,7 +74,7 @@ struct RecordEncoder {
                 stored &+= 1
                 let same = KeyBytes.equal(field.value, batch.value(of: new))
                 if !same { changed(next) }
-                if !same || field.writtenAt != writtenAt { needsRewrite = true }
+                if !same || !hasOwnMetadata(field) { needsRewrite = true }
             } else {
                 changed(next)
                 needsRewrite = true
@@ -93,43 +99,74 @@ struct RecordEncoder {
             (base + table).storeBytes(of: UInt32(truncatingIfNeeded: position).littleEndian, as: UInt32.self)
             table &+= 4
             if let field = storedField, next == incoming.count || KeyBytes.compare(field.key, incoming[next].keyBytes) < 0 {
-                position = writeEntry(key: field.key, writtenAt: field.writtenAt, value: field.value, to: base, at: position)
+                position = Self.writeEntry(key: field.key, metadata: field.metadata, value: field.value, to: base, at: position)
                 stored &+= 1
                 continue
             }
             if let field = storedField, KeyBytes.equal(field.key, incoming[next].keyBytes) { stored &+= 1 }
-            position = writeEntry(key: incoming[next].keyBytes, writtenAt: writtenAt, value: batch.value(of: incoming[next]),
-                                  to: base, at: position)
+            position = writeEntry(key: incoming[next].keyBytes, value: batch.value(of: incoming[next]), to: base, at: position)
             next &+= 1
         }
         out.advance(by: size)
         return true
     }
 
-    /// Writes `record` without its field at `index` (which is below `record.count`) into
-    /// `out` (emptied first): every other field with its own time, in the same order. Throws `.notACache` when the
-    /// record is damaged, `.outOfMemory` when `out` cannot hold the result.
-    func write(_ record: RecordView, removing index: Int, into out: inout ByteBuffer,
-               key: UnsafeRawBufferPointer) throws(NormCacheError) {
-        var size = Self.headerLength(record.count &- 1)
-        for position in 0..<record.count where position != index {
-            guard let field = record.field(at: position) else { throw Self.damaged(key, field: position, of: record.count) }
-            size &+= Self.entryLength(keyCount: field.key.count, timeLength: Varint.length(field.writtenAt), valueCount: field.value.count)
+    /// What `rewrite` does with one stored field.
+    enum FieldEdit {
+        /// The field stays as stored.
+        case keep
+        /// The field is left out.
+        case drop
+        /// The field stays with this metadata instead of its own.
+        case metadata(FieldMetadata)
+    }
+
+    /// Writes `record` into `out` (emptied first) with each field as `edit` says, in the
+    /// same order; returns how many fields it wrote. Throws `.notACache` when the record
+    /// is damaged, `.outOfMemory` when `out` cannot hold the result.
+    static func rewrite(_ record: RecordView, into out: inout ByteBuffer, key: UnsafeRawBufferPointer,
+                        edit: (Int, RecordView.Field) -> FieldEdit) throws(NormCacheError) -> Int {
+        var edits: [FieldEdit] = []
+        edits.reserveCapacity(record.count)
+        var kept = 0, size = 0
+        for position in 0..<record.count {
+            guard let field = record.field(at: position) else { throw damaged(key, field: position, of: record.count) }
+            let change = edit(position, field)
+            edits.append(change)
+            switch change {
+            case .keep: size &+= entryLength(keyCount: field.key.count, metadataLength: field.metadata.count, valueCount: field.value.count)
+            case .drop: continue
+            case .metadata(let metadata): size &+= entryLength(keyCount: field.key.count, metadataLength: metadata.encodedLength, valueCount: field.value.count)
+            }
+            kept &+= 1
         }
+        size &+= headerLength(kept)
+        try check(size: size, key: key)
         out.removeAll()
         guard let base = out.reserve(size) else {
-            throw .outOfMemory(allocating: out.failedAllocation, while: "removing a field of the record '\(KeyBytes.preview(key))'")
+            throw .outOfMemory(allocating: out.failedAllocation, while: "rewriting the record '\(KeyBytes.preview(key))'")
         }
-        var table = Self.writeHeader(count: record.count &- 1, to: base)
-        var position = Self.headerLength(record.count &- 1)
+        var table = writeHeader(count: kept, to: base)
+        var position = headerLength(kept)
         // The fields were read once already, so they are whole.
-        for stored in 0..<record.count where stored != index {
-            guard let field = record.field(at: stored) else { continue }
+        for (index, change) in edits.enumerated() {
+            guard let field = record.entry(at: index) else { continue }
+            if case .drop = change { continue }
             (base + table).storeBytes(of: UInt32(truncatingIfNeeded: position).littleEndian, as: UInt32.self)
             table &+= 4
-            position = writeEntry(key: field.key, writtenAt: field.writtenAt, value: field.value, to: base, at: position)
+            if case .metadata(let metadata) = change {
+                var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
+                position = withUnsafeMutableBytes(of: &bytes) { buffer in
+                    let length = metadata.write(to: buffer.baseAddress.assumedPresent)
+                    return writeEntry(key: field.key, metadata: UnsafeRawBufferPointer(rebasing: buffer.prefix(length)),
+                                      value: field.value, to: base, at: position)
+                }
+            } else {
+                position = writeEntry(key: field.key, metadata: field.metadata, value: field.value, to: base, at: position)
+            }
         }
         out.advance(by: size)
+        return kept
     }
 
     /// Fails for a record larger than its offset table can address (4 GiB).
@@ -151,31 +188,41 @@ struct RecordEncoder {
 
     @inline(__always)
     private func entryLength(keyCount: Int, valueCount: Int) -> Int {
-        Self.entryLength(keyCount: keyCount, timeLength: timeLength, valueCount: valueCount)
+        Self.entryLength(keyCount: keyCount, metadataLength: metadataLength, valueCount: valueCount)
     }
 
     @inline(__always)
-    private static func entryLength(keyCount: Int, timeLength: Int, valueCount: Int) -> Int {
-        Varint.length(UInt64(keyCount)) &+ keyCount &+ 1 &+ timeLength &+ Varint.length(UInt64(valueCount)) &+ valueCount
+    private static func entryLength(keyCount: Int, metadataLength: Int, valueCount: Int) -> Int {
+        Varint.length(UInt64(keyCount)) &+ keyCount &+ metadataLength &+ Varint.length(UInt64(valueCount)) &+ valueCount
+    }
+
+    /// Whether the stored field's metadata is the bytes this write stamps.
+    @inline(__always)
+    private func hasOwnMetadata(_ field: RecordView.Field) -> Bool {
+        withUnsafeBytes(of: metadataBytes) { KeyBytes.equal(field.metadata, UnsafeRawBufferPointer(rebasing: $0.prefix(metadataLength))) }
+    }
+
+    /// Writes one entry of an incoming field, stamped with the write's metadata, at
+    /// `out + position`; returns the position after it.
+    @inline(__always)
+    private func writeEntry(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
+                            to out: UnsafeMutableRawPointer, at position: Int) -> Int {
+        withUnsafeBytes(of: metadataBytes) { bytes in
+            Self.writeEntry(key: key, metadata: UnsafeRawBufferPointer(rebasing: bytes.prefix(metadataLength)), value: value, to: out, at: position)
+        }
     }
 
     /// Writes one entry at `out + position`; returns the position after it.
     @inline(__always)
-    private func writeEntry(key: UnsafeRawBufferPointer, writtenAt: UInt64, value: UnsafeRawBufferPointer,
-                            to out: UnsafeMutableRawPointer, at position: Int) -> Int {
+    private static func writeEntry(key: UnsafeRawBufferPointer, metadata: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
+                                   to out: UnsafeMutableRawPointer, at position: Int) -> Int {
         var position = position
-        position &+= Self.writeLength(key.count, to: out + position)
+        position &+= writeLength(key.count, to: out + position)
         if let base = key.baseAddress { (out + position).copyExactly(from: base, count: key.count) }
         position &+= key.count
-        (out + position).storeBytes(of: RecordView.hasWrittenAt, as: UInt8.self)
-        position &+= 1
-        if writtenAt == self.writtenAt, timeLength <= 8 {
-            withUnsafeBytes(of: timeWord) { (out + position).copyExactly(from: $0.baseAddress.assumedPresent, count: timeLength) }
-            position &+= timeLength
-        } else {
-            position &+= Varint.write(writtenAt, to: out + position)
-        }
-        position &+= Self.writeLength(value.count, to: out + position)
+        if let base = metadata.baseAddress { (out + position).copyExactly(from: base, count: metadata.count) }
+        position &+= metadata.count
+        position &+= writeLength(value.count, to: out + position)
         if let base = value.baseAddress { (out + position).copyExactly(from: base, count: value.count) }
         return position &+ value.count
     }

@@ -73,8 +73,8 @@ import Testing
 
     /// The batch's record `index` as the encoder writes it at `time`; checks that the
     /// encoder writes exactly the `size(of:)` bytes it announces.
-    static func encode(_ index: Int, of batch: borrowing RecordBatch, at time: UInt64) -> [UInt8] {
-        let encoder = RecordEncoder(writtenAt: time)
+    static func encode(_ index: Int, of batch: borrowing RecordBatch, at time: UInt64, expiresAt: UInt64? = nil) -> [UInt8] {
+        let encoder = RecordEncoder(metadata: FieldMetadata(writtenAt: time, expiresAt: expiresAt))
         let fields = fields(of: index, in: batch)
         let size = encoder.size(of: fields)
         var out = [UInt8](repeating: 0xEE, count: size + 16)
@@ -83,9 +83,9 @@ import Testing
         return Array(out[..<size])
     }
 
-    /// The first record of the records JSON `json`, encoded at `time`.
-    static func encoded(_ json: String, at time: UInt64) throws -> [UInt8] {
-        try withBatch(json) { encode(0, of: $0, at: time) }
+    /// The first record of the records JSON `json`, encoded at `time` (expiring at `expiresAt`).
+    static func encoded(_ json: String, at time: UInt64, expiresAt: UInt64? = nil) throws -> [UInt8] {
+        try withBatch(json) { encode(0, of: $0, at: time, expiresAt: expiresAt) }
     }
 
     /// The fields of the record `bytes` as `RecordView.field(at:)` reads them, nil in place
@@ -255,31 +255,34 @@ import Testing
         #expect(Self.view(kept.out) == [Viewed("a", 100, [0x03, 0x01, 0x31]), Viewed("b", 300, [0x03, 0x01, 0x32]), Viewed("c", 100, [0x04, 0x01, 0x78])])
     }
 
-    /// The record `bytes` without its field at `index`, as `RecordEncoder.write(_:removing:into:key:)`
-    /// writes it at `time` into an `out` that holds `untouched`.
-    static func removing(_ index: Int, from bytes: [UInt8], at time: UInt64) throws -> [UInt8] {
+    /// The record `bytes` as `RecordEncoder.rewrite` writes it with `edit` into an `out`
+    /// that holds `untouched`.
+    static func rewriting(_ bytes: [UInt8], _ edit: (Int, RecordView.Field) -> RecordEncoder.FieldEdit) throws -> [UInt8] {
         try bytes.withUnsafeBytes { bytes in
             let view = try #require(RecordView(bytes))
             var out = ByteBuffer()
             out.append(contentsOf: untouched)
-            try Array("K".utf8).withUnsafeBytes { try RecordEncoder(writtenAt: time).write(view, removing: index, into: &out, key: $0) }
+            _ = try Array("K".utf8).withUnsafeBytes { try RecordEncoder.rewrite(view, into: &out, key: $0, edit: edit) }
             return out.array
         }
+    }
+
+    /// The record `bytes` without its field at `index`.
+    static func removing(_ index: Int, from bytes: [UInt8]) throws -> [UInt8] {
+        try rewriting(bytes) { position, _ in position == index ? .drop : .keep }
     }
 
     @Test func removingAFieldKeepsTheOthersWithTheirTimes() throws {
         let stored = try Self.storedAC()
         // a@100, b@300, c@100: removing b gives back the stored record byte for byte.
         let three = try Self.merge(stored, #"{"K": {"b": 2}}"#, at: 300).out
-        for time: UInt64 in [0, 100, 300] {
-            #expect(try Self.removing(1, from: three, at: time) == stored, "at \(time)")
-        }
-        #expect(Self.view(try Self.removing(0, from: three, at: 0)) == [Viewed("b", 300, [0x03, 0x01, 0x32]), Viewed("c", 100, [0x04, 0x01, 0x78])])
-        #expect(Self.view(try Self.removing(2, from: three, at: 0)) == [Viewed("a", 100, [0x03, 0x01, 0x31]), Viewed("b", 300, [0x03, 0x01, 0x32])])
-        #expect(try Self.removing(0, from: try Self.encoded(#"{"K": {"a": 1}}"#, at: 100), at: 0) == [0x01, 0x00])
+        #expect(try Self.removing(1, from: three) == stored)
+        #expect(Self.view(try Self.removing(0, from: three)) == [Viewed("b", 300, [0x03, 0x01, 0x32]), Viewed("c", 100, [0x04, 0x01, 0x78])])
+        #expect(Self.view(try Self.removing(2, from: three)) == [Viewed("a", 100, [0x03, 0x01, 0x31]), Viewed("b", 300, [0x03, 0x01, 0x32])])
+        #expect(try Self.removing(0, from: try Self.encoded(#"{"K": {"a": 1}}"#, at: 100)) == [0x01, 0x00])
         var damaged = Self.abc
         damaged[10] = 200
-        #expect(throws: NormCacheError(.notACache, "record 'K' is damaged (field 2 of 3)")) { try Self.removing(0, from: damaged, at: 0) }
+        #expect(throws: NormCacheError(.notACache, "record 'K' is damaged (field 2 of 3)")) { try Self.removing(0, from: damaged) }
     }
 
     @Test func aMergeIntoARecordWithoutFieldsWritesTheIncomingRecord() throws {

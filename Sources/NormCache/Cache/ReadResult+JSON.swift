@@ -1,0 +1,77 @@
+/// A read's result as the C interface hands it over (documented in `normcache.h`).
+extension ByteBuffer {
+    /// Appends the result of a read that missed, as `normcache_read` gives it:
+    /// `{"data":<partial data or null>,"missing":[...]}`.
+    mutating func appendMiss(_ missing: [FieldReport], partialData: UnsafeRawBufferPointer?) {
+        append(#"{"data":"#)
+        if let partialData { append(partialData) } else { append("null") }
+        append(#","missing":"#)
+        appendJSON(missing)
+        append(UInt8(ascii: "}"))
+    }
+
+    /// Appends a whole read result, as `normcache_read_ex` gives it:
+    /// `{"data":...,"missing":[...],"stale":[...],"oldestWrittenAt":n|null,"earliestExpiry":n|null}`.
+    mutating func appendResult(data: UnsafeRawBufferPointer?, missing: [FieldReport], stale: [FieldReport],
+                               oldestWrittenAt: UInt64?, earliestExpiry: UInt64?) {
+        append(#"{"data":"#)
+        if let data { append(data) } else { append("null") }
+        append(#","missing":"#)
+        appendJSON(missing)
+        append(#","stale":"#)
+        appendJSON(stale)
+        append(#","oldestWrittenAt":"#)
+        appendNumber(oldestWrittenAt)
+        append(#","earliestExpiry":"#)
+        appendNumber(earliestExpiry)
+        append(UInt8(ascii: "}"))
+    }
+
+    /// Appends the entries of `missing` or `stale` as a JSON array of
+    /// `{"path":[...],"reason":"absent","record":"QUERY_ROOT","field":"feed(first:3)"}`
+    /// (no `field` for an absent record; `writtenAt` and `expiredAt` for a stale one).
+    mutating func appendJSON(_ reports: [FieldReport]) {
+        append(UInt8(ascii: "["))
+        for (index, report) in reports.enumerated() {
+            if index > 0 { append(UInt8(ascii: ",")) }
+            append(#"{"path":"#)
+            appendJSON(report.path)
+            append(#","reason":"#)
+            appendQuoted(report.reason.rawValue.utf8)
+            append(#","record":"#)
+            appendQuoted(report.record.utf8)
+            if let field = report.field {
+                append(#","field":"#)
+                appendQuoted(field.utf8)
+            }
+            if let writtenAt = report.writtenAt {
+                append(#","writtenAt":"#)
+                appendNumber(writtenAt)
+            }
+            if let expiredAt = report.expiredAt {
+                append(#","expiredAt":"#)
+                appendNumber(expiredAt)
+            }
+            append(UInt8(ascii: "}"))
+        }
+        append(UInt8(ascii: "]"))
+    }
+
+    /// Appends a number, or `null`.
+    private mutating func appendNumber(_ value: UInt64?) {
+        if let value { append(contentsOf: String(value).utf8) } else { append("null") }
+    }
+
+    /// Appends a response path as a JSON array: `["hero","friends",2]`.
+    mutating func appendJSON(_ path: [ResponsePathSegment]) {
+        append(UInt8(ascii: "["))
+        for (index, segment) in path.enumerated() {
+            if index > 0 { append(UInt8(ascii: ",")) }
+            switch segment {
+            case .key(let key): appendQuoted(key.utf8)
+            case .index(let position): append(contentsOf: String(position).utf8)
+            }
+        }
+        append(UInt8(ascii: "]"))
+    }
+}
