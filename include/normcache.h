@@ -132,6 +132,10 @@ int normcache_version_number(void);
 #define NORMCACHE_ENOTCACHE (-9)
 /** A write was attempted on a cache opened read-only. */
 #define NORMCACHE_EREADONLY (-10)
+/** A fetch failed: the fetch callback said so (normcache_execute). */
+#define NORMCACHE_EFETCH (-11)
+/** A fetched response carried GraphQL errors under the error policy "none" (normcache_execute). */
+#define NORMCACHE_EGRAPHQL (-12)
 
 /**
  * normcache_errstr — a fixed English description of a status code.
@@ -709,6 +713,11 @@ int normcache_write(normcache *cache, normcache_op *op,
 
 /** normcache_read flag: on a miss, return the data with the missing parts null. */
 #define NORMCACHE_READ_PARTIAL 1u
+/**
+ * normcache_read_ex flag: count every field fresh, whatever its age or expiry (absent
+ * data still misses): a re-read that must not send anyone to the network.
+ */
+#define NORMCACHE_READ_IGNORE_FRESHNESS 2u
 
 /**
  * normcache_read — rebuild an operation's data from the cache.
@@ -892,7 +901,7 @@ int normcache_write_ex(normcache *cache, normcache_op *op,
 typedef struct normcache_read_options {
     /** sizeof(normcache_read_options): lets later versions add members. */
     size_t size;
-    /** NORMCACHE_READ_PARTIAL, or 0. */
+    /** NORMCACHE_READ_PARTIAL, NORMCACHE_READ_IGNORE_FRESHNESS, or 0. */
     unsigned flags;
     /** Seconds past its expiry a stale field may be and still be returned; -1: never. */
     int64_t max_stale;
@@ -954,6 +963,181 @@ int normcache_read_ex(normcache *cache, normcache_op *op, const char *key, size_
 int normcache_invalidate(normcache *cache, const char *key, size_t key_len,
                          const char *field, size_t field_len, unsigned flags,
                          uint64_t *out_count);
+
+/* ---------------------------------------------------------------------------
+ * Fetching: run an operation the way a client does
+ *
+ * normcache_execute reads the cache and calls the host's fetch callback as a fetch
+ * policy says, writes what the network answers, and hands back results. Every policy
+ * is two choices — when to read the cache (never, first, or only when the network
+ * fails) and when to go to the network (never, always, on a miss, on a miss or stale
+ * data) — and whether the answer is written:
+ *
+ *   policy                             cache read        network            writes
+ *   NORMCACHE_CACHE_FIRST (default)    first             on a miss          yes
+ *   NORMCACHE_CACHE_ONLY               first             never              -
+ *   NORMCACHE_NETWORK_ONLY             never             always             yes
+ *   NORMCACHE_NO_STORE                 never             always             no
+ *   NORMCACHE_NETWORK_FIRST            on fetch failure  always             yes
+ *   NORMCACHE_CACHE_AND_NETWORK        first             always             yes
+ *   NORMCACHE_STALE_WHILE_REVALIDATE   first             on a miss or stale yes
+ *
+ * A cache read allows stale data within max_stale (a "miss" is absent data, or data
+ * stale beyond it). A usable cached result (complete, or stale within max_stale) that
+ * the network follows is handed on first. Mutations always go to the network (and are
+ * written unless the policy is NORMCACHE_NO_STORE); subscriptions are refused.
+ *
+ * After a fetch the reply is normalized, written (unless the policy, or the reply's
+ * Cache-Control: no-store, says not to) and read back in the same write transaction,
+ * so a network result is exactly the user's selection: the fields the network document
+ * added for the cache (__typename, key fields) are never in it. A result not written is
+ * read back from a transaction that is then dropped; a mutation's root, which is not
+ * stored (see normcache_normalize), is read back the same way. A network result counts
+ * every field fresh, and its expiry follows the reply's headers (as normcache_write_ex).
+ *
+ * When the fetch fails (the callback reports an error: NORMCACHE_EFETCH), a usable
+ * cached result — the one read before, or for NORMCACHE_NETWORK_FIRST one read then —
+ * is the answer, with "fetchError" set to the callback's message; with none the call
+ * returns NORMCACHE_EFETCH. A reply that cannot be written (not JSON, not a GraphQL
+ * response, not the operation's shape, malformed caching headers) fails the call with
+ * the code normcache_write would give, and nothing is written. A reply with GraphQL
+ * "errors" follows the error policy: NORMCACHE_ERRORS_NONE (default) writes nothing and
+ * fails with NORMCACHE_EGRAPHQL, naming the first error; NORMCACHE_ERRORS_IGNORE writes
+ * and returns the data as if there were none; NORMCACHE_ERRORS_ALL writes and returns
+ * the data with "errors" beside it.
+ *
+ * A result is one JSON object:
+ *
+ *     {"source":"cache"|"network","data":{...}|null,"missing":[...],"stale":[...],
+ *      "oldestWrittenAt":n|null,"earliestExpiry":n|null,"errors":[...]|null,
+ *      "fetchError":"..."|null}
+ *
+ * "data", "missing", "stale" and the times as normcache_read_ex gives them (a network
+ * result's "stale" is empty); "errors" the response's GraphQL errors under
+ * NORMCACHE_ERRORS_ALL; "fetchError" the failed fetch's message when cached data
+ * stands in for the network's. Its status is NORMCACHE_OK, NORMCACHE_STALE or
+ * NORMCACHE_MISS, as the read's.
+ * ------------------------------------------------------------------------- */
+
+/** The fetch policies of normcache_execute (table above). */
+typedef enum normcache_policy {
+    NORMCACHE_CACHE_FIRST = 0,
+    NORMCACHE_CACHE_ONLY = 1,
+    NORMCACHE_NETWORK_ONLY = 2,
+    NORMCACHE_NO_STORE = 3,
+    NORMCACHE_NETWORK_FIRST = 4,
+    NORMCACHE_CACHE_AND_NETWORK = 5,
+    NORMCACHE_STALE_WHILE_REVALIDATE = 6
+} normcache_policy;
+
+/** What normcache_execute does with a response that carries GraphQL "errors" (Apollo's error policies). */
+typedef enum normcache_error_policy {
+    /** Write nothing; fail with NORMCACHE_EGRAPHQL. */
+    NORMCACHE_ERRORS_NONE = 0,
+    /** Write and return the data as if there were no errors. */
+    NORMCACHE_ERRORS_IGNORE = 1,
+    /** Write and return the data with the errors beside it. */
+    NORMCACHE_ERRORS_ALL = 2
+} normcache_error_policy;
+
+/** How normcache_execute runs. */
+typedef struct normcache_execute_options {
+    /** sizeof(normcache_execute_options): lets later versions add members. */
+    size_t size;
+    /** A normcache_policy. */
+    int policy;
+    /** A normcache_error_policy. */
+    int error_policy;
+    /** Seconds past its expiry cached data may be and still be used; -1: never. */
+    int64_t max_stale;
+} normcache_execute_options;
+
+/** What normcache_execute asks of the network; valid during the fetch callback only. */
+typedef struct normcache_fetch_request {
+    /** The network document (normcache_op_document): send this. */
+    const char *document;
+    size_t document_len;
+    /** The operation's name; NULL/0 for an anonymous operation. */
+    const char *operation_name;
+    size_t operation_name_len;
+    /** The variables as a JSON object ({} when none were given). */
+    const char *variables_json;
+    size_t variables_len;
+} normcache_fetch_request;
+
+/** Where a fetch callback puts its answer; valid during the callback only. */
+typedef struct normcache_fetch_reply normcache_fetch_reply;
+
+/**
+ * normcache_fetch_reply_set — answer a fetch with the response.
+ *
+ * `body` is the response body (a GraphQL response), copied. `headers`, when not NULL,
+ * carries the response's Cache-Control, Age, Date and Expires values (and a max_age of
+ * the host's), as normcache_write_ex takes them; they set the expiry of what is
+ * written. Call it once, from the fetch callback, with the reply it was given.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (a reply that is not the one of a fetch
+ * callback running on this thread, a reply already answered, a NULL body with a
+ * non-zero length, headers->size too small, a max_age out of range or a header not
+ * UTF-8, as normcache_write_ex checks them). Malformed header values fail the
+ * execute call when the reply is written.
+ */
+int normcache_fetch_reply_set(normcache_fetch_reply *reply, const char *body, size_t body_len,
+                              const normcache_write_options *headers);
+
+/**
+ * normcache_fetch_reply_error — answer a fetch with a failure (the network is down,
+ * the server answered 503).
+ *
+ * `message` (UTF-8; invalid bytes are replaced) says why; it becomes the call's
+ * errmsg, or the result's "fetchError" when cached data stands in.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (as normcache_fetch_reply_set).
+ */
+int normcache_fetch_reply_error(normcache_fetch_reply *reply, const char *message, size_t message_len);
+
+/**
+ * A fetch callback: sends request->document with its variables and answers through
+ * `reply` (normcache_fetch_reply_set or normcache_fetch_reply_error), then returns
+ * NORMCACHE_OK. It runs on the calling thread, outside every lock and transaction of
+ * the library, so it may use the cache (read, write, even execute). Returning anything
+ * else is a failed fetch (NORMCACHE_EFETCH, its message the one given through
+ * normcache_fetch_reply_error or normcache_callback_error, if any); returning
+ * NORMCACHE_OK without an answer fails the call with NORMCACHE_ECALLBACK.
+ */
+typedef int (*normcache_fetch)(void *context, const normcache_fetch_request *request, normcache_fetch_reply *reply);
+
+/**
+ * A result callback: gets each result of normcache_execute as it comes (a cached one
+ * first, for the policies that follow it with the network's), with its status.
+ * `result_json` is valid during the call only.
+ */
+typedef void (*normcache_result_callback)(void *context, int status, const char *result_json, size_t result_len);
+
+/**
+ * normcache_execute — run an operation under a fetch policy (see Fetching above).
+ *
+ * `options` NULL is cache-first, fresh data only, error policy none. `fetch` is called
+ * with `fetch_context` when the policy goes to the network (it may be NULL only with
+ * NORMCACHE_CACHE_ONLY); `on_result`, when not NULL, is called with `result_context`
+ * and every result as it comes. *out_json (when out_json is not NULL) receives the last
+ * result, which is also the last one on_result got.
+ *
+ * Returns the last result's status: NORMCACHE_OK, NORMCACHE_STALE or NORMCACHE_MISS;
+ * NORMCACHE_EFETCH (the fetch failed and no cached data stands in; the message is the
+ * callback's); NORMCACHE_EGRAPHQL; NORMCACHE_ECALLBACK (the fetch callback returned
+ * without an answer); NORMCACHE_EINVAL (NULL or closed handle, NULL or freed
+ * operation, a fragment or a subscription, options->size too small, an unknown policy
+ * or error policy, max_stale below -1, a NULL fetch with a policy that may fetch,
+ * variables that do not fit the operation); and the codes of normcache_write_ex for a
+ * reply that cannot be written. On any error nothing is written by the call (writes
+ * the callbacks made themselves stay).
+ */
+int normcache_execute(normcache *cache, normcache_op *op, const char *variables_json, size_t variables_len,
+                      const normcache_execute_options *options,
+                      normcache_fetch fetch, void *fetch_context,
+                      normcache_result_callback on_result, void *result_context,
+                      char **out_json, size_t *out_len);
 
 #ifdef __cplusplus
 }

@@ -71,22 +71,27 @@ enum Boundary {
     /// made (`NormalizedCache.readBlock`) with the read's status: NORMCACHE_OK,
     /// NORMCACHE_STALE or NORMCACHE_MISS.
     static func returningRead(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
-                              flags: UInt32,
-                              _ body: (_ partial: Bool) throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int, status: ReadResult.Status)) -> Int32 {
+                              flags: UInt32, known: UInt32 = NORMCACHE_READ_PARTIAL,
+                              _ body: (_ flags: UInt32) throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int, status: ReadResult.Status)) -> Int32 {
         clear(out, outLength)
         return run { () throws(NormCacheError) in
             guard let out, let outLength else { throw NormCacheError(.invalidArgument, "out_json or its length pointer is NULL") }
-            guard flags & ~NORMCACHE_READ_PARTIAL == 0 else {
+            guard flags & ~known == 0 else {
                 throw NormCacheError(.invalidArgument, "unknown read flags 0x\(String(flags, radix: 16))")
             }
-            let result = try body(flags & NORMCACHE_READ_PARTIAL != 0)
+            let result = try body(flags)
             out.pointee = result.block.assumingMemoryBound(to: CChar.self)
             outLength.pointee = result.count
-            switch result.status {
-            case .complete: return NORMCACHE_OK
-            case .stale: return NORMCACHE_STALE
-            case .miss: return NORMCACHE_MISS
-            }
+            return status(result.status)
+        }
+    }
+
+    /// The C status of a read's outcome.
+    static func status(_ status: ReadResult.Status) -> Int32 {
+        switch status {
+        case .complete: NORMCACHE_OK
+        case .stale: NORMCACHE_STALE
+        case .miss: NORMCACHE_MISS
         }
     }
 

@@ -61,11 +61,14 @@ public func normcache_read_ex(_ cache: OpaquePointer?, _ op: OpaquePointer?, _ k
             guard stale >= -1 else { throw NormCacheError(.invalidArgument, "options->max_stale is \(stale): seconds, or -1 for none") }
             maxStale = stale == -1 ? nil : UInt64(stale)
         }
-        return Boundary.returningRead(outJSON, outLength, flags: flags) { (partial) throws(NormCacheError) in
+        return Boundary.returningRead(outJSON, outLength, flags: flags, known: NORMCACHE_READ_PARTIAL | NORMCACHE_READ_IGNORE_FRESHNESS) {
+            (flags) throws(NormCacheError) in
             let fragmentKey = key == nil && keyLength == 0 ? nil : try Boundary.text(key, keyLength, "key")
+            let options = ReadOptions(partial: flags & NORMCACHE_READ_PARTIAL != 0, maxStale: maxStale,
+                                      ignoringFreshness: flags & NORMCACHE_READ_IGNORE_FRESHNESS != 0)
             return try caches.object(cache).readBlock(operations.object(op), fragmentKey: fragmentKey,
                                                       variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                                      options: ReadOptions(partial: partial, maxStale: maxStale), wholeResult: true)
+                                                      options: options, wholeResult: true)
         }
     }
 }

@@ -32,7 +32,7 @@ private final class CallbackResolver: @unchecked Sendable {
         let (status, reason) = CallbackFailure.run {
             withUnsafeMutablePointer(to: &answer) { answerPointer in
                 withUnsafePointer(to: &view) { objectPointer in
-                    ResolverObjects.lend(objectPointer) {
+                    LentPointers.lend(objectPointer, as: .responseObject) {
                         let objectHandle = OpaquePointer(objectPointer)
                         let keyHandle = OpaquePointer(answerPointer)
                         guard let typename else { return callback(context, nil, 0, objectHandle, keyHandle) }
@@ -100,7 +100,7 @@ public func normcache_object_member(_ object: OpaquePointer?, _ name: UnsafePoin
         guard let object, let outJSON, let outLength else {
             throw NormCacheError(.invalidArgument, "object, out_json or out_len is NULL")
         }
-        let view = try ResolverObjects.view(object)
+        let view = try LentPointers.view(object)
         guard let json = view.json(try Boundary.input(name, nameLength, "name")) else { return NORMCACHE_NOTFOUND }
         lend(json, outJSON, outLength)
         return NORMCACHE_OK
@@ -112,7 +112,7 @@ public func normcache_object_member_count(_ object: OpaquePointer?, _ outCount: 
     outCount?.pointee = 0
     return Boundary.run { () throws(NormCacheError) in
         guard let object, let outCount else { throw NormCacheError(.invalidArgument, "object or out_count is NULL") }
-        outCount.pointee = try ResolverObjects.view(object).memberCount
+        outCount.pointee = try LentPointers.view(object).memberCount
         return NORMCACHE_OK
     }
 }
@@ -132,7 +132,7 @@ public func normcache_object_member_at(_ object: OpaquePointer?, _ index: Int,
             throw NormCacheError(.invalidArgument, "object, out_name, out_name_len, out_json or out_len is NULL")
         }
         // A size_t above Int.max arrives negative: past the end, as it is.
-        guard let member = try ResolverObjects.view(object).member(at: index) else { return NORMCACHE_NOTFOUND }
+        guard let member = try LentPointers.view(object).member(at: index) else { return NORMCACHE_NOTFOUND }
         lend(member.name, outName, outNameLength)
         lend(member.json, outJSON, outLength)
         return NORMCACHE_OK

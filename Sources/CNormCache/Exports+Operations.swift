@@ -80,10 +80,10 @@ public func normcache_read(_ cache: OpaquePointer?, _ op: OpaquePointer?,
                            _ variables: UnsafePointer<CChar>?, _ variablesLength: Int, _ flags: UInt32,
                            _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                            _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.returningRead(outJSON, outLength, flags: flags) { (partial) throws(NormCacheError) in
+    Boundary.returningRead(outJSON, outLength, flags: flags) { (flags) throws(NormCacheError) in
         try caches.object(cache).readBlock(operations.object(op), fragmentKey: nil,
                                            variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                           options: ReadOptions(partial: partial), wholeResult: false)
+                                           options: ReadOptions(partial: flags & NORMCACHE_READ_PARTIAL != 0), wholeResult: false)
     }
 }
 
@@ -92,10 +92,10 @@ public func normcache_read_fragment(_ cache: OpaquePointer?, _ fragment: OpaqueP
                                     _ variables: UnsafePointer<CChar>?, _ variablesLength: Int, _ flags: UInt32,
                                     _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                     _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.returningRead(outJSON, outLength, flags: flags) { (partial) throws(NormCacheError) in
+    Boundary.returningRead(outJSON, outLength, flags: flags) { (flags) throws(NormCacheError) in
         try caches.object(cache).readBlock(operations.object(fragment), fragmentKey: Boundary.text(key, keyLength, "key"),
                                            variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                           options: ReadOptions(partial: partial), wholeResult: false)
+                                           options: ReadOptions(partial: flags & NORMCACHE_READ_PARTIAL != 0), wholeResult: false)
     }
 }
 

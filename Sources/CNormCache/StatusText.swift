@@ -8,6 +8,8 @@ enum StatusText {
         case NORMCACHE_OK: return "ok"
         case NORMCACHE_MISS: return "missing data"
         case NORMCACHE_NOTFOUND: return "not found"
+        case NORMCACHE_STALE: return "stale data"
+        case NORMCACHE_NOTSTORED: return "not stored: the response said no-store"
         case NORMCACHE_EINVAL: return "invalid argument"
         case NORMCACHE_EJSON: return "malformed JSON"
         case NORMCACHE_EDOCUMENT: return "invalid GraphQL document"
@@ -18,6 +20,8 @@ enum StatusText {
         case NORMCACHE_ENOMEM: return "out of memory"
         case NORMCACHE_ENOTCACHE: return "not a normcache cache, damaged, or of a newer format"
         case NORMCACHE_EREADONLY: return "cache is read-only"
+        case NORMCACHE_EFETCH: return "fetch failed"
+        case NORMCACHE_EGRAPHQL: return "the response carried GraphQL errors"
         default: return "unknown status code"
         }
     }

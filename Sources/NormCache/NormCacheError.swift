@@ -26,6 +26,10 @@ public struct NormCacheError: Error, Equatable, CustomStringConvertible {
         public static let notACache = Code(rawValue: -9)
         /// A write was attempted on a read-only cache.
         public static let readOnly = Code(rawValue: -10)
+        /// A fetch failed: the network, or the fetch callback, said so.
+        public static let fetch = Code(rawValue: -11)
+        /// A fetched response carried GraphQL errors (error policy `none`).
+        public static let graphQL = Code(rawValue: -12)
     }
 
     /// The kind of failure.

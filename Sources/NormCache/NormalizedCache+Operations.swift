@@ -126,12 +126,17 @@ extension NormalizedCache {
     private func read(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer,
                       options: ReadOptions) throws(NormCacheError) -> ReadResult {
         try read(operation, at: key, variables: variables, options: options) { (reader) throws(NormCacheError) -> ReadResult in
-            let status = Self.status(of: reader)
-            return ReadResult(status: status, data: status != .miss || options.partial ? reader.out.array : nil,
-                              missing: reader.missing, stale: reader.stale,
-                              oldestWrittenAt: reader.oldestWrittenAt == .max ? nil : reader.oldestWrittenAt,
-                              earliestExpiry: reader.earliestExpiry == .max ? nil : reader.earliestExpiry)
+            Self.result(of: reader, partial: options.partial)
         }
+    }
+
+    /// The result a reader's work gives; its data on a miss only when `partial`.
+    static func result(of reader: borrowing Reader, partial: Bool) -> ReadResult {
+        let status = status(of: reader)
+        return ReadResult(status: status, data: status != .miss || partial ? reader.out.array : nil,
+                          missing: reader.missing, stale: reader.stale,
+                          oldestWrittenAt: reader.oldestWrittenAt == .max ? nil : reader.oldestWrittenAt,
+                          earliestExpiry: reader.earliestExpiry == .max ? nil : reader.earliestExpiry)
     }
 
     /// Reads the object at record `key` through `operation` and hands the reader that
@@ -139,18 +144,32 @@ extension NormalizedCache {
     /// data read could not be held.
     private func read<R>(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer, options: ReadOptions,
                          _ finish: (inout Reader) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+        let (context, freshness) = try readContext(operation, variables: variables, options: options)
+        return try store.read { (txn) throws(NormCacheError) -> R in
+            try read(operation, at: key, in: txn, context: context, freshness: freshness, finish)
+        }
+    }
+
+    /// The context and freshness check of a read of `operation` now, with the max-age
+    /// rules in force.
+    func readContext(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
+                     options: ReadOptions) throws(NormCacheError) -> (SelectionContext, FreshnessCheck) {
         let maxAgeRules = rules.current.maxAgeRules
         let context = try operation.context(variables: variables, maxAgeRules: maxAgeRules)
         let freshness = FreshnessCheck(now: try clock.now(), maxStale: options.maxStale, rules: maxAgeRules,
-                                       reports: options.reportingFreshness)
-        let isOperation = operation.rootKey != nil
-        return try store.read { (txn) throws(NormCacheError) -> R in
-            var reader = Reader(context: context, txn: txn, freshness: freshness, expectedBytes: operation.outputSizeHint)
-            try reader.read(rootKey: key, rootType: operation.rootType, plan: operation.plan, isOperationRoot: isOperation)
-            try reader.out.check(while: "writing the data of a read")
-            operation.outputSizeHint = reader.out.count
-            return try finish(&reader)
-        }
+                                       reports: options.reportingFreshness, ignoresExpiry: options.ignoringFreshness)
+        return (context, freshness)
+    }
+
+    /// Reads the object at record `key` through `operation` within `txn` (a read's, or a
+    /// write's that reads back what it wrote) and hands the reader to `finish`.
+    func read<R>(_ operation: PreparedOperation, at key: String, in txn: StoreTransaction, context: SelectionContext,
+                 freshness: FreshnessCheck, _ finish: (inout Reader) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+        var reader = Reader(context: context, txn: txn, freshness: freshness, expectedBytes: operation.outputSizeHint)
+        try reader.read(rootKey: key, rootType: operation.rootType, plan: operation.plan, isOperationRoot: operation.rootKey != nil)
+        try reader.out.check(while: "writing the data of a read")
+        operation.outputSizeHint = reader.out.count
+        return try finish(&reader)
     }
 
     /// How a read went, from what its reader noted.
@@ -205,7 +224,7 @@ extension NormalizedCache {
         guard !key.isEmpty else { throw NormCacheError(.invalidArgument, "empty record key") }
     }
 
-    private static func rootKey(of operation: PreparedOperation) throws(NormCacheError) -> String {
+    static func rootKey(of operation: PreparedOperation) throws(NormCacheError) -> String {
         guard let key = operation.rootKey else {
             throw NormCacheError(.invalidArgument, "'\(operation.name ?? "the fragment")' is a fragment: use it with readFragment or writeFragment")
         }
@@ -228,8 +247,15 @@ extension NormalizedCache {
     /// response's top level is checked by `ResponseEnvelope`.
     private static func records(of response: UnsafeRawBufferPointer, operation: PreparedOperation, rootKey: String,
                                 context: SelectionContext) throws(NormCacheError) -> RecordBatch {
-        let document = try JSONDocument(scanning: response)
+        try records(of: JSONDocument(scanning: response), operation: operation, rootKey: rootKey, context: context)
+    }
+
+    /// `records(of:operation:rootKey:context:)` of a response already scanned (see
+    /// `Normalizer.records` for `keepingMutationRoot`).
+    static func records(of document: JSONDocument, operation: PreparedOperation, rootKey: String,
+                        context: SelectionContext, keepingMutationRoot: Bool = false) throws(NormCacheError) -> RecordBatch {
         guard let data = try ResponseEnvelope.data(of: document, rootPlan: operation.plan) else { return RecordBatch() }
-        return try Normalizer.records(of: document, at: data, operation: operation, rootKey: rootKey, context: context)
+        return try Normalizer.records(of: document, at: data, operation: operation, rootKey: rootKey, context: context,
+                                      keepingMutationRoot: keepingMutationRoot)
     }
 }

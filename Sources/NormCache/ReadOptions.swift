@@ -8,11 +8,15 @@ public struct ReadOptions: Equatable, Sendable {
     public var maxStale: UInt64?
     /// Report the oldest written-at time and the earliest expiry of the fields used.
     public var reportingFreshness: Bool
+    /// Count every field fresh, whatever its age or expiry (absent data still misses):
+    /// what a re-read that must not trigger a fetch wants (`NORMCACHE_READ_IGNORE_FRESHNESS`).
+    public var ignoringFreshness: Bool
 
     /// Options of every part; the defaults read all or nothing, fresh only.
-    public init(partial: Bool = false, maxStale: UInt64? = nil, reportingFreshness: Bool = false) {
+    public init(partial: Bool = false, maxStale: UInt64? = nil, reportingFreshness: Bool = false, ignoringFreshness: Bool = false) {
         self.partial = partial
         self.maxStale = maxStale
         self.reportingFreshness = reportingFreshness
+        self.ignoringFreshness = ignoringFreshness
     }
 }

@@ -60,14 +60,16 @@ struct Normalizer: ~Copyable {
     /// as the record `rootKey` — an operation's data (`data` given, typed by the
     /// operation), or a fragment's (`data` nil: the document's root, typed by its
     /// `__typename` when it has one). A mutation's root and the objects without a key
-    /// below it give no records unless its rules store the mutation root. The normalizer,
+    /// below it give no records unless its rules store the mutation root, or the caller
+    /// asks for them (`keepingMutationRoot`, to read a mutation's data back from a
+    /// transaction that is dropped). The normalizer,
     /// its scratch and the document's tape are let go when it returns; the records' field
     /// keys point into `context`'s shapes.
     static func records(of document: JSONDocument, at data: Int?, operation: PreparedOperation, rootKey: String,
-                        context: SelectionContext) throws(NormCacheError) -> RecordBatch {
+                        context: SelectionContext, keepingMutationRoot: Bool = false) throws(NormCacheError) -> RecordBatch {
         let isMutation = if case .operation(.mutation) = operation.root, data != nil { true } else { false }
         var normalizer = Normalizer(context: context, response: document,
-                                    skipsRootPathRecords: isMutation && !operation.keyRules.storesMutationRoot)
+                                    skipsRootPathRecords: isMutation && !operation.keyRules.storesMutationRoot && !keepingMutationRoot)
         try normalizer.normalize(data: data ?? document.root, plan: operation.plan, rootKey: rootKey, rootType: operation.rootType,
                                  isOperationRoot: data != nil)
         return normalizer.records()

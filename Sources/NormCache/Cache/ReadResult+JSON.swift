@@ -27,6 +27,20 @@ extension ByteBuffer {
         append(UInt8(ascii: "}"))
     }
 
+    /// `appendResult` of a `ReadResult`.
+    mutating func appendResult(_ result: ReadResult) {
+        let data = result.data
+        guard let data else {
+            appendResult(data: nil, missing: result.missing, stale: result.stale, oldestWrittenAt: result.oldestWrittenAt,
+                         earliestExpiry: result.earliestExpiry)
+            return
+        }
+        data.withUnsafeBytes { bytes in
+            appendResult(data: bytes, missing: result.missing, stale: result.stale, oldestWrittenAt: result.oldestWrittenAt,
+                         earliestExpiry: result.earliestExpiry)
+        }
+    }
+
     /// Appends the entries of `missing` or `stale` as a JSON array of
     /// `{"path":[...],"reason":"absent","record":"QUERY_ROOT","field":"feed(first:3)"}`
     /// (no `field` for an absent record; `writtenAt` and `expiredAt` for a stale one).

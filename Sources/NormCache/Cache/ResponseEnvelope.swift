@@ -49,4 +49,34 @@ enum ResponseEnvelope {
         guard let data, response.tokens[data].kind != .null else { return nil }
         return data
     }
+
+    /// The token index of the response's `errors` when it is a non-empty array; nil
+    /// when absent, null or empty. Any other value is a `.data` error.
+    static func errors(of response: JSONDocument) throws(NormCacheError) -> Int? {
+        guard response.tokens[response.root].kind == .object else { return nil }
+        for member in response.members(ofObject: response.root) where response.string(member.key, equals: "errors") {
+            let token = response.tokens[member.value]
+            switch token.kind {
+            case .null: return nil
+            case .array: return token.length == 0 ? nil : member.value
+            default: throw NormCacheError(.data, "the response's 'errors' must be a list, not \(token.kind)")
+            }
+        }
+        return nil
+    }
+
+    /// A short account of the errors at `errors` (a non-empty array): how many, and
+    /// the first one's `message`.
+    static func summary(of errors: Int, in response: JSONDocument) -> String {
+        let count = response.tokens[errors].length
+        var first = "no message"
+        if let element = response.elements(ofArray: errors).first(where: { _ in true }), response.tokens[element].kind == .object {
+            for member in response.members(ofObject: element) where response.string(member.key, equals: "message") {
+                if response.tokens[member.value].kind == .string {
+                    first = "'" + String(decoding: response.stringBytes(member.value), as: UTF8.self) + "'"
+                }
+            }
+        }
+        return "\(count) error\(count == 1 ? "" : "s"), the first: \(first)"
+    }
 }

@@ -12,36 +12,46 @@ struct Writer {
     /// Merges `batch` in one transaction; returns the changed fields as
     /// `recordKey.fieldKey` strings in input order (none when not `reportingChanges`).
     func merge(_ batch: borrowing RecordBatch, reportingChanges: Bool) throws(NormCacheError) -> [String] {
-        let order = batch.recordsInKeyOrder()
         let changes = try store.write(reserving: batch.byteCount) { (txn) throws(NormCacheError) -> [Change] in
-            var changes: [Change] = []
-            var merged = ByteBuffer()
-            var session = try RecordWriteSession(txn)
-            for recordIndex in order {
-                let record = batch.records[Int(recordIndex)]
-                let key = batch.key(of: Int(recordIndex))
-                let fields = batch.fields.elements(Int(record.first)..<Int(record.first + record.count))
-                let size = encoder.size(of: fields)
-                try RecordEncoder.check(size: size, key: key)
-                switch try session.place(key, reserving: size) {
-                case .reserved(let room):
-                    encoder.write(fields, of: batch, to: room)
-                    if reportingChanges {
-                        for field in 0..<fields.count { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
-                    }
-                case .existing(let stored):
-                    CacheLines.prefetch(stored)
-                    guard let view = RecordView(stored) else { throw txn.damaged(key) }
-                    let rewrite = try encoder.merge(view, fields, of: batch, into: &merged, key: key) { field in
-                        if reportingChanges { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
-                    }
-                    if rewrite { try session.replace(key, with: merged.bytes) }
-                }
-            }
-            return changes
+            try merge(batch, in: txn, reportingChanges: reportingChanges)
         }
-        guard reportingChanges else { return [] }
-        return changes.sorted { $0.order < $1.order }.map { change in
+        return Self.names(of: changes, in: batch)
+    }
+
+    /// Merges `batch` within `txn`, a write transaction of the caller's; returns the
+    /// changed fields, to be named by `names(of:in:)`.
+    func merge(_ batch: borrowing RecordBatch, in txn: StoreTransaction, reportingChanges: Bool) throws(NormCacheError) -> [Change] {
+        let order = batch.recordsInKeyOrder()
+        var changes: [Change] = []
+        var merged = ByteBuffer()
+        var session = try RecordWriteSession(txn)
+        for recordIndex in order {
+            let record = batch.records[Int(recordIndex)]
+            let key = batch.key(of: Int(recordIndex))
+            let fields = batch.fields.elements(Int(record.first)..<Int(record.first + record.count))
+            let size = encoder.size(of: fields)
+            try RecordEncoder.check(size: size, key: key)
+            switch try session.place(key, reserving: size) {
+            case .reserved(let room):
+                encoder.write(fields, of: batch, to: room)
+                if reportingChanges {
+                    for field in 0..<fields.count { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
+                }
+            case .existing(let stored):
+                CacheLines.prefetch(stored)
+                guard let view = RecordView(stored) else { throw txn.damaged(key) }
+                let rewrite = try encoder.merge(view, fields, of: batch, into: &merged, key: key) { field in
+                    if reportingChanges { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
+                }
+                if rewrite { try session.replace(key, with: merged.bytes) }
+            }
+        }
+        return changes
+    }
+
+    /// The changed fields as `recordKey.fieldKey` strings, in input order.
+    static func names(of changes: [Change], in batch: borrowing RecordBatch) -> [String] {
+        changes.sorted { $0.order < $1.order }.map { change in
             let field = batch.fields[Int(change.field)]
             return String(decoding: batch.key(of: Int(change.record)), as: UTF8.self) + "." + String(decoding: field.keyBytes, as: UTF8.self)
         }
@@ -49,7 +59,7 @@ struct Writer {
 
     /// A field a write changed: its place in the input, its record and its index in the
     /// batch's fields.
-    private struct Change {
+    struct Change {
         var order: UInt32
         var record: Int32
         var field: UInt32

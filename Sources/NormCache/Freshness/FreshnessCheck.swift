@@ -17,15 +17,19 @@ struct FreshnessCheck {
     let reports: Bool
     /// The max age of the root object, which its fields inherit.
     let rootMaxAge: UInt32
+    /// Whether every field counts as fresh (times are still reported).
+    let ignoresExpiry: Bool
 
-    /// A check at `now` under `rules`.
-    init(now: UInt64, maxStale: UInt64?, rules: MaxAgeRules, reports: Bool) {
+    /// A check at `now` under `rules`; with `ignoresExpiry`, one that finds every field
+    /// fresh (data just written, or a watcher's re-read).
+    init(now: UInt64, maxStale: UInt64?, rules: MaxAgeRules, reports: Bool, ignoresExpiry: Bool = false) {
         self.now = now
         self.maxStale = maxStale
         self.rules = rules
         hasRules = !rules.isEmpty
         self.reports = reports
         rootMaxAge = rules.rootMaxAge
+        self.ignoresExpiry = ignoresExpiry
     }
 
     /// Whether a field of these metadata bytes needs judging: any rule applies, the read
@@ -60,7 +64,7 @@ struct FreshnessCheck {
     /// The verdict on a field expiring at `expiry`.
     @inline(__always)
     func verdict(expiry: UInt64) -> Verdict {
-        guard now >= expiry else { return .fresh }
+        guard now >= expiry, !ignoresExpiry else { return .fresh }
         guard let maxStale, now - expiry <= maxStale else { return .staleMissed }
         return .staleReturned
     }

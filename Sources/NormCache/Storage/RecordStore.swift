@@ -43,12 +43,14 @@ final class RecordStore: @unchecked Sendable {
         try whileOpen { () throws(NormCacheError) in try shared.read(body) }
     }
 
-    /// Runs `body` in a write transaction and commits it; on any error nothing is
+    /// Runs `body` in a write transaction and commits it (unless not `committing`: then
+    /// what `body` wrote is seen only by itself and dropped); on any error nothing is
     /// written (see `SharedEnvironment.write`).
-    func write<R>(reserving bytes: Int = 0, _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+    func write<R>(reserving bytes: Int = 0, committing: Bool = true,
+                  _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         try whileOpen { () throws(NormCacheError) in
             guard !options.readOnly else { throw NormCacheError(.readOnly, "'\(path)' is open read-only") }
-            return try shared.write(reserving: bytes, body)
+            return try shared.write(reserving: bytes, committing: committing, body)
         }
     }
 

@@ -227,13 +227,15 @@ final class SharedEnvironment: @unchecked Sendable {
     /// written. When the map fills, the transaction is abandoned, the map grown and
     /// `body` run again, so `body` must do nothing but its work in the transaction.
     /// A write that knows it brings about `bytes` of data has the map grown to hold
-    /// them first, so that a large write is not run again for every growth step.
-    func write<R>(reserving bytes: Int = 0, _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+    /// them first, so that a large write is not run again for every growth step. Not
+    /// `committing`, the transaction is aborted after `body` (what it wrote is dropped).
+    func write<R>(reserving bytes: Int = 0, committing: Bool = true,
+                  _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         try writers.withLock { () throws(NormCacheError) -> R in
             try makeRoom(for: bytes)
             var resizes = 0
             while true {
-                switch try attemptWrite(body) {
+                switch try attemptWrite(committing: committing, body) {
                 case .done(let result): return result
                 case .mapFull: try growMap()
                 case .mapResized:
@@ -251,7 +253,7 @@ final class SharedEnvironment: @unchecked Sendable {
         case mapResized
     }
 
-    private func attemptWrite<R>(_ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> WriteAttempt<R> {
+    private func attemptWrite<R>(committing: Bool, _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> WriteAttempt<R> {
         try access.withSharedAccess { () throws(NormCacheError) -> WriteAttempt<R> in
             let environment = try openEnvironment()
             let txn: LMDBTransaction
@@ -269,6 +271,10 @@ final class SharedEnvironment: @unchecked Sendable {
                 txn.abort()
                 if fullMap.isRaised { return .mapFull }
                 throw error
+            }
+            guard committing else {
+                txn.abort()
+                return .done(result)
             }
             // A failed commit has already ended the transaction: it must not be aborted.
             do throws(LMDBError) {

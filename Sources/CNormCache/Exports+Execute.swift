@@ -1,0 +1,143 @@
+import CNormCacheHeader
+import NormCache
+
+// The fetching functions of include/normcache.h; documented there.
+
+/// Where a fetch callback's answer goes: what `normcache_fetch_reply*` point to, lent
+/// to the callback for its call (`LentPointers`).
+struct FetchReplySlot {
+    var reply: FetchReply?
+    var failure: String?
+
+    var isAnswered: Bool { reply != nil || failure != nil }
+
+    /// The slot `pointer` names, when it is the reply of a fetch callback running on
+    /// this thread that has not answered yet.
+    static func unanswered(_ pointer: OpaquePointer?) throws(NormCacheError) -> UnsafeMutablePointer<FetchReplySlot> {
+        guard let pointer else { throw NormCacheError(.invalidArgument, "reply is NULL") }
+        let found = try LentPointers.find(pointer, as: .fetchReply, "reply is not the reply of a fetch callback running on this thread")
+        let slot = UnsafeMutableRawPointer(mutating: found).assumingMemoryBound(to: FetchReplySlot.self)
+        guard !slot.pointee.isAnswered else { throw NormCacheError(.invalidArgument, "the reply was already answered") }
+        return slot
+    }
+}
+
+/// A C fetch callback and its context, called as `execute`'s fetch.
+struct FetchCallback {
+    let fetch: normcache_fetch
+    let context: UnsafeMutableRawPointer?
+
+    /// Calls the callback with `request`; its answer, or `.fetch` for a failed fetch and
+    /// `.callback` for a callback that returned without answering.
+    func call(_ request: FetchRequest) throws(NormCacheError) -> FetchReply {
+        var slot = FetchReplySlot()
+        let (status, reason) = CallbackFailure.run {
+            withUnsafeMutablePointer(to: &slot) { slotPointer in
+                LentPointers.lend(slotPointer, as: .fetchReply) {
+                    request.document.withCString { document in
+                        request.variables.withUnsafeBufferPointer { variables in
+                            let name = request.operationName ?? ""
+                            return name.withCString { operationName in
+                                var cRequest = normcache_fetch_request(
+                                    document: document, document_len: request.document.utf8.count,
+                                    operation_name: request.operationName == nil ? nil : operationName, operation_name_len: name.utf8.count,
+                                    variables_json: variables.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                                    variables_len: variables.count)
+                                return fetch(context, &cRequest, OpaquePointer(slotPointer))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let failure = slot.failure { throw NormCacheError(.fetch, failure) }
+        guard status == NORMCACHE_OK else {
+            throw NormCacheError(.fetch, reason ?? "the fetch callback returned \(status) without a message")
+        }
+        guard let reply = slot.reply else {
+            throw NormCacheError(.callback, "the fetch callback returned without an answer: call normcache_fetch_reply_set or normcache_fetch_reply_error")
+        }
+        return reply
+    }
+}
+
+@c @implementation
+public func normcache_fetch_reply_set(_ reply: OpaquePointer?, _ body: UnsafePointer<CChar>?, _ bodyLength: Int,
+                                      _ headers: UnsafePointer<normcache_write_options>?) -> Int32 {
+    Boundary.run { () throws(NormCacheError) in
+        let slot = try FetchReplySlot.unanswered(reply)
+        let bytes = Array(try Boundary.input(body, bodyLength, "body"))
+        slot.pointee.reply = FetchReply(body: bytes, headers: try WriteOptions(headers))
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_fetch_reply_error(_ reply: OpaquePointer?, _ message: UnsafePointer<CChar>?, _ messageLength: Int) -> Int32 {
+    Boundary.run { () throws(NormCacheError) in
+        let slot = try FetchReplySlot.unanswered(reply)
+        let text = String(decoding: try Boundary.input(message, messageLength, "message"), as: UTF8.self)
+        slot.pointee.failure = text.isEmpty ? "the fetch failed without a message" : text
+        return NORMCACHE_OK
+    }
+}
+
+@c @implementation
+public func normcache_execute(_ cache: OpaquePointer?, _ op: OpaquePointer?,
+                              _ variables: UnsafePointer<CChar>?, _ variablesLength: Int,
+                              _ options: UnsafePointer<normcache_execute_options>?,
+                              _ fetch: normcache_fetch?, _ fetchContext: UnsafeMutableRawPointer?,
+                              _ onResult: normcache_result_callback?, _ resultContext: UnsafeMutableRawPointer?,
+                              _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                              _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.clear(outJSON, outLength)
+    return Boundary.run { () throws(NormCacheError) in
+        try Boundary.allow(outJSON, outLength, "out_json")
+        let executeOptions = try ExecuteOptions(options)
+        let open = try caches.object(cache)
+        let operation = try operations.object(op)
+        let callback = fetch.map { FetchCallback(fetch: $0, context: fetchContext) }
+        let result = try open.execute(operation, variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                      options: executeOptions,
+                                      fetch: { (request) throws(NormCacheError) -> FetchReply in
+                                          guard let callback else {
+                                              throw NormCacheError(.invalidArgument, "fetch is NULL, but the operation goes to the network")
+                                          }
+                                          return try callback.call(request)
+                                      },
+                                      onResult: { result in
+                                          guard let onResult else { return }
+                                          let json = result.json
+                                          json.withUnsafeBufferPointer { bytes in
+                                              bytes.withMemoryRebound(to: CChar.self) { text in
+                                                  onResult(resultContext, Boundary.status(result.read.status), text.baseAddress, text.count)
+                                              }
+                                          }
+                                      })
+        try Boundary.output(result.json, outJSON, outLength)
+        return Boundary.status(result.read.status)
+    }
+}
+
+extension ExecuteOptions {
+    /// The options of `normcache_execute` (NULL: the defaults).
+    init(_ options: UnsafePointer<normcache_execute_options>?) throws(NormCacheError) {
+        self.init()
+        guard let options else { return }
+        try Boundary.checkSize(options.pointee.size, of: normcache_execute_options.self, "options")
+        let given = options.pointee
+        let policies = FetchPolicy.allCases
+        guard given.policy >= 0, Int(given.policy) < policies.count else {
+            throw NormCacheError(.invalidArgument, "options->policy \(given.policy) is not a normcache_policy (0 to \(policies.count - 1))")
+        }
+        let errorPolicies = ErrorPolicy.allCases
+        guard given.error_policy >= 0, Int(given.error_policy) < errorPolicies.count else {
+            throw NormCacheError(.invalidArgument, "options->error_policy \(given.error_policy) is not a normcache_error_policy (0 to \(errorPolicies.count - 1))")
+        }
+        guard given.max_stale >= -1 else {
+            throw NormCacheError(.invalidArgument, "options->max_stale is \(given.max_stale): seconds, or -1 for none")
+        }
+        self.init(policy: policies[Int(given.policy)], maxStale: given.max_stale == -1 ? nil : UInt64(given.max_stale),
+                  errorPolicy: errorPolicies[Int(given.error_policy)])
+    }
+}

@@ -1,0 +1,42 @@
+/// What `execute` asks of the network: the operation as the server must see it.
+public struct FetchRequest: Sendable {
+    /// The network document (`PreparedOperation.document`: `__typename` and key fields added).
+    public let document: String
+    /// The operation's name, if it has one.
+    public let operationName: String?
+    /// The variables as the caller gave them: a JSON object (`{}` for none).
+    public let variables: [UInt8]
+}
+
+/// What the network answered: the response body (a GraphQL response,
+/// `{"data": ..., "errors": ...}`) and its caching headers.
+public struct FetchReply: Sendable {
+    /// The response body.
+    public var body: [UInt8]
+    /// The response's `Cache-Control`, `Age`, `Date` and `Expires`, and a lifetime of
+    /// the caller's (`maxAge`), which set the expiry of what is written.
+    public var headers: WriteOptions
+
+    /// A reply of `body` with `headers`.
+    public init(body: [UInt8], headers: WriteOptions = WriteOptions()) {
+        self.body = body
+        self.headers = headers
+    }
+}
+
+/// How `execute` runs (see `FetchPolicy`, `ErrorPolicy`).
+public struct ExecuteOptions: Equatable, Sendable {
+    /// When to read the cache and when to fetch.
+    public var policy: FetchPolicy
+    /// How many seconds past its expiry cached data may be and still be used.
+    public var maxStale: UInt64?
+    /// What a response with GraphQL `errors` does.
+    public var errorPolicy: ErrorPolicy
+
+    /// Options of every part; the defaults are cache-first, fresh data only, error policy none.
+    public init(policy: FetchPolicy = .cacheFirst, maxStale: UInt64? = nil, errorPolicy: ErrorPolicy = .none) {
+        self.policy = policy
+        self.maxStale = maxStale
+        self.errorPolicy = errorPolicy
+    }
+}
