@@ -1052,7 +1052,12 @@ typedef struct normcache_execute_options {
     int64_t max_stale;
 } normcache_execute_options;
 
-/** What normcache_execute asks of the network; valid during the fetch callback only. */
+/**
+ * What normcache_execute asks of the network: the operation (document, name,
+ * variables), or for normcache_execute_document the document's key (the host knows
+ * what URL it stands for), the operation members then NULL/0. Valid during the fetch
+ * callback only.
+ */
 typedef struct normcache_fetch_request {
     /** The network document (normcache_op_document): send this. */
     const char *document;
@@ -1060,9 +1065,12 @@ typedef struct normcache_fetch_request {
     /** The operation's name; NULL/0 for an anonymous operation. */
     const char *operation_name;
     size_t operation_name_len;
-    /** The variables as a JSON object ({} when none were given). */
+    /** The variables as a JSON object ({} when none were given); NULL/0 for a document. */
     const char *variables_json;
     size_t variables_len;
+    /** For normcache_execute_document, the document's key; NULL/0 for an operation. */
+    const char *key;
+    size_t key_len;
 } normcache_fetch_request;
 
 /** Where a fetch callback puts its answer; valid during the callback only. */
@@ -1138,6 +1146,69 @@ int normcache_execute(normcache *cache, normcache_op *op, const char *variables_
                       normcache_fetch fetch, void *fetch_context,
                       normcache_result_callback on_result, void *result_context,
                       char **out_json, size_t *out_len);
+
+/* ---------------------------------------------------------------------------
+ * Plain JSON documents (REST)
+ *
+ * Any JSON value can be stored under a key of the caller's choosing
+ * ("GET /articles?page=1") with a lifetime, and got back whole, as written (numbers
+ * keep their digits, members their order), with its freshness. A document is a record
+ * with one field, "$document", holding the text: it is listed (normcache_search),
+ * removed (normcache_remove, normcache_remove_prefix) and invalidated
+ * (normcache_invalidate) by key or prefix like any record. Max-age rules do not apply
+ * to documents; their lifetime is the one their write gives.
+ * ------------------------------------------------------------------------- */
+
+/**
+ * normcache_put_document — store a JSON value as the document `key`.
+ *
+ * `json` is checked and kept as written; a document already there is replaced in one
+ * transaction. `options` (NULL: no lifetime, the document never expires) gives its
+ * expiry as for normcache_write_ex: max_age, Cache-Control, Age, Date, Expires.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_NOTSTORED (Cache-Control: no-store; nothing written);
+ * NORMCACHE_EINVAL (NULL or closed handle, a key that is empty or not UTF-8, a record of
+ * fields under `key` — "'Article:7' is a record of fields, not a document" —, bad
+ * options as for normcache_write_ex); NORMCACHE_EJSON (json malformed);
+ * NORMCACHE_EREADONLY; NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
+ */
+int normcache_put_document(normcache *cache, const char *key, size_t key_len,
+                           const char *json, size_t json_len, const normcache_write_options *options);
+
+/**
+ * normcache_get_document — the document `key`, with its freshness.
+ *
+ * *out_json receives the object normcache_read_ex gives, "data" being the document as
+ * written: {"data":<document>|null,"missing":[...],"stale":[...],
+ * "oldestWrittenAt":n,"earliestExpiry":n|null}. An absent document is one "missing"
+ * entry {"path":[],"reason":"absent","record":"<key>"}; a stale one names "stale" or
+ * "invalidated" with "writtenAt" and "expiredAt". `options` as for normcache_read_ex
+ * (max_stale; NORMCACHE_READ_PARTIAL returns a too-stale document's text in "data").
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_STALE; NORMCACHE_MISS; NORMCACHE_EINVAL (NULL or
+ * closed handle, a key empty or not UTF-8, a record of fields under `key`, bad
+ * options); NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
+ */
+int normcache_get_document(normcache *cache, const char *key, size_t key_len,
+                           const normcache_read_options *options, char **out_json, size_t *out_len);
+
+/**
+ * normcache_execute_document — run a fetch policy for the document `key`.
+ *
+ * As normcache_execute, for a document: the fetch callback is asked with request->key
+ * set and answers the body with its caching headers (or a max_age of the host's), which
+ * is stored as normcache_put_document stores it, per the policy. The classic REST flow —
+ * "show the articles from the cache while they are younger than 30 minutes, else call
+ * the API and keep the answer" — is NORMCACHE_CACHE_FIRST with the reply's headers
+ * carrying max_age 1800 (or the server's Cache-Control: max-age=1800). A network
+ * result's "data" is the body as it came. A body that is not JSON fails the call with
+ * NORMCACHE_EJSON and nothing is written; options->error_policy does not apply.
+ */
+int normcache_execute_document(normcache *cache, const char *key, size_t key_len,
+                               const normcache_execute_options *options,
+                               normcache_fetch fetch, void *fetch_context,
+                               normcache_result_callback on_result, void *result_context,
+                               char **out_json, size_t *out_len);
 
 #ifdef __cplusplus
 }

@@ -34,16 +34,16 @@ struct FetchCallback {
         let (status, reason) = CallbackFailure.run {
             withUnsafeMutablePointer(to: &slot) { slotPointer in
                 LentPointers.lend(slotPointer, as: .fetchReply) {
-                    request.document.withCString { document in
-                        request.variables.withUnsafeBufferPointer { variables in
-                            let name = request.operationName ?? ""
-                            return name.withCString { operationName in
-                                var cRequest = normcache_fetch_request(
-                                    document: document, document_len: request.document.utf8.count,
-                                    operation_name: request.operationName == nil ? nil : operationName, operation_name_len: name.utf8.count,
-                                    variables_json: variables.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
-                                    variables_len: variables.count)
-                                return fetch(context, &cRequest, OpaquePointer(slotPointer))
+                    withCText(request.document.isEmpty ? nil : request.document) { document, documentLength in
+                        withCText(request.operationName) { name, nameLength in
+                            withCText(request.key) { key, keyLength in
+                                request.variables.withUnsafeBufferPointer { variables in
+                                    var cRequest = normcache_fetch_request(
+                                        document: document, document_len: documentLength, operation_name: name, operation_name_len: nameLength,
+                                        variables_json: variables.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                                        variables_len: variables.count, key: key, key_len: keyLength)
+                                    return fetch(context, &cRequest, OpaquePointer(slotPointer))
+                                }
                             }
                         }
                     }
@@ -59,6 +59,12 @@ struct FetchCallback {
         }
         return reply
     }
+}
+
+/// Runs `body` with `text` as a NUL-terminated C string and its length; NULL and 0 for nil.
+private func withCText<R>(_ text: String?, _ body: (UnsafePointer<CChar>?, Int) -> R) -> R {
+    guard let text else { return body(nil, 0) }
+    return text.withCString { body($0, text.utf8.count) }
 }
 
 @c @implementation
@@ -90,32 +96,57 @@ public func normcache_execute(_ cache: OpaquePointer?, _ op: OpaquePointer?,
                               _ onResult: normcache_result_callback?, _ resultContext: UnsafeMutableRawPointer?,
                               _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                               _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.clear(outJSON, outLength)
-    return Boundary.run { () throws(NormCacheError) in
-        try Boundary.allow(outJSON, outLength, "out_json")
-        let executeOptions = try ExecuteOptions(options)
-        let open = try caches.object(cache)
-        let operation = try operations.object(op)
-        let callback = fetch.map { FetchCallback(fetch: $0, context: fetchContext) }
-        let result = try open.execute(operation, variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                      options: executeOptions,
-                                      fetch: { (request) throws(NormCacheError) -> FetchReply in
-                                          guard let callback else {
-                                              throw NormCacheError(.invalidArgument, "fetch is NULL, but the operation goes to the network")
-                                          }
-                                          return try callback.call(request)
-                                      },
-                                      onResult: { result in
-                                          guard let onResult else { return }
-                                          let json = result.json
-                                          json.withUnsafeBufferPointer { bytes in
-                                              bytes.withMemoryRebound(to: CChar.self) { text in
-                                                  onResult(resultContext, Boundary.status(result.read.status), text.baseAddress, text.count)
-                                              }
-                                          }
-                                      })
-        try Boundary.output(result.json, outJSON, outLength)
-        return Boundary.status(result.read.status)
+    Boundary.returningExecution(cache, outJSON, outLength, options, fetch, fetchContext, onResult, resultContext) { (open, executeOptions, fetch, deliver) throws(NormCacheError) in
+        try open.execute(operations.object(op), variables: Boundary.input(variables, variablesLength, "variables_json"),
+                         options: executeOptions, fetch: fetch, onResult: deliver)
+    }
+}
+
+@c @implementation
+public func normcache_execute_document(_ cache: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ keyLength: Int,
+                                       _ options: UnsafePointer<normcache_execute_options>?,
+                                       _ fetch: normcache_fetch?, _ fetchContext: UnsafeMutableRawPointer?,
+                                       _ onResult: normcache_result_callback?, _ resultContext: UnsafeMutableRawPointer?,
+                                       _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                       _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.returningExecution(cache, outJSON, outLength, options, fetch, fetchContext, onResult, resultContext) { (open, executeOptions, fetch, deliver) throws(NormCacheError) in
+        try open.executeDocument(Boundary.text(key, keyLength, "key"), options: executeOptions, fetch: fetch, onResult: deliver)
+    }
+}
+
+extension Boundary {
+    /// Runs the body of `normcache_execute*`: checks the options and outputs, turns the
+    /// C callbacks into the closures `body` hands to `execute`, and hands the last
+    /// result to the caller with its status.
+    static func returningExecution(_ cache: OpaquePointer?, _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
+                                   _ options: UnsafePointer<normcache_execute_options>?,
+                                   _ fetch: normcache_fetch?, _ fetchContext: UnsafeMutableRawPointer?,
+                                   _ onResult: normcache_result_callback?, _ resultContext: UnsafeMutableRawPointer?,
+                                   _ body: (NormalizedCache, ExecuteOptions, (FetchRequest) throws(NormCacheError) -> FetchReply,
+                                            @escaping (ExecutionResult) -> Void) throws(NormCacheError) -> ExecutionResult) -> Int32 {
+        clear(outJSON, outLength)
+        return run { () throws(NormCacheError) in
+            try allow(outJSON, outLength, "out_json")
+            let executeOptions = try ExecuteOptions(options)
+            let open = try caches.object(cache)
+            let callback = fetch.map { FetchCallback(fetch: $0, context: fetchContext) }
+            let result = try body(open, executeOptions, { (request) throws(NormCacheError) -> FetchReply in
+                guard let callback else {
+                    throw NormCacheError(.invalidArgument, "fetch is NULL, but the call goes to the network")
+                }
+                return try callback.call(request)
+            }, { result in
+                guard let onResult else { return }
+                let json = result.json
+                json.withUnsafeBufferPointer { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { text in
+                        onResult(resultContext, status(result.read.status), text.baseAddress, text.count)
+                    }
+                }
+            })
+            try output(result.json, outJSON, outLength)
+            return status(result.read.status)
+        }
     }
 }
 

@@ -50,25 +50,37 @@ public func normcache_read_ex(_ cache: OpaquePointer?, _ op: OpaquePointer?, _ k
                               _ options: UnsafePointer<normcache_read_options>?,
                               _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                               _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.clear(outJSON, outLength)
-    return Boundary.run { () throws(NormCacheError) in
-        var flags: UInt32 = 0
-        var maxStale: UInt64?
-        if let options {
-            try Boundary.checkSize(options.pointee.size, of: normcache_read_options.self, "options")
-            flags = options.pointee.flags
-            let stale = options.pointee.max_stale
-            guard stale >= -1 else { throw NormCacheError(.invalidArgument, "options->max_stale is \(stale): seconds, or -1 for none") }
-            maxStale = stale == -1 ? nil : UInt64(stale)
-        }
-        return Boundary.returningRead(outJSON, outLength, flags: flags, known: NORMCACHE_READ_PARTIAL | NORMCACHE_READ_IGNORE_FRESHNESS) {
-            (flags) throws(NormCacheError) in
-            let fragmentKey = key == nil && keyLength == 0 ? nil : try Boundary.text(key, keyLength, "key")
-            let options = ReadOptions(partial: flags & NORMCACHE_READ_PARTIAL != 0, maxStale: maxStale,
-                                      ignoringFreshness: flags & NORMCACHE_READ_IGNORE_FRESHNESS != 0)
-            return try caches.object(cache).readBlock(operations.object(op), fragmentKey: fragmentKey,
-                                                      variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                                      options: options, wholeResult: true)
+    Boundary.returningWholeRead(outJSON, outLength, options) { (readOptions) throws(NormCacheError) in
+        let fragmentKey = key == nil && keyLength == 0 ? nil : try Boundary.text(key, keyLength, "key")
+        return try caches.object(cache).readBlock(operations.object(op), fragmentKey: fragmentKey,
+                                                  variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                                  options: readOptions, wholeResult: true)
+    }
+}
+
+extension Boundary {
+    /// Runs the body of a read that gives the whole result (`normcache_read_ex`,
+    /// `normcache_get_document`): checks `options` (NULL: the defaults) and hands the
+    /// block `body` makes to the caller with the read's status.
+    static func returningWholeRead(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
+                                   _ options: UnsafePointer<normcache_read_options>?,
+                                   _ body: (ReadOptions) throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int, status: ReadResult.Status)) -> Int32 {
+        clear(out, outLength)
+        return run { () throws(NormCacheError) in
+            var flags: UInt32 = 0
+            var maxStale: UInt64?
+            if let options {
+                try checkSize(options.pointee.size, of: normcache_read_options.self, "options")
+                flags = options.pointee.flags
+                let stale = options.pointee.max_stale
+                guard stale >= -1 else { throw NormCacheError(.invalidArgument, "options->max_stale is \(stale): seconds, or -1 for none") }
+                maxStale = stale == -1 ? nil : UInt64(stale)
+            }
+            return returningRead(out, outLength, flags: flags, known: NORMCACHE_READ_PARTIAL | NORMCACHE_READ_IGNORE_FRESHNESS) {
+                (flags) throws(NormCacheError) in
+                try body(ReadOptions(partial: flags & NORMCACHE_READ_PARTIAL != 0, maxStale: maxStale,
+                                     ignoringFreshness: flags & NORMCACHE_READ_IGNORE_FRESHNESS != 0))
+            }
         }
     }
 }

@@ -16,8 +16,8 @@ extension NormalizedCache {
     public func execute(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer, options: ExecuteOptions = ExecuteOptions(),
                         fetch: (FetchRequest) throws(NormCacheError) -> FetchReply,
                         onResult: ((ExecutionResult) -> Void)? = nil) throws(NormCacheError) -> ExecutionResult {
-        try Execution(cache: self, operation: operation, variables: variables, options: options)
-            .run(fetch: fetch, deliver: { onResult?($0) })
+        let target = try OperationTarget(cache: self, operation: operation, variables: variables, errorPolicy: options.errorPolicy)
+        return try Execution(target: target, options: options).run(fetch: fetch, deliver: { onResult?($0) })
     }
 
     /// `execute` with JSON variables text.

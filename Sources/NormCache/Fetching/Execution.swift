@@ -1,41 +1,44 @@
-/// One run of an operation under a fetch policy (`NormalizedCache.execute`), through
-/// its `FetchBehavior`:
+/// What `Execution` runs a policy for: a GraphQL operation (`OperationTarget`) or a
+/// plain JSON document (`DocumentTarget`). Each answers from the cache and writes what
+/// the network answers its own way; the policy is run once for both.
+protocol ExecutionTarget {
+    /// Whether the target always goes to the network (a mutation).
+    var isMutation: Bool { get }
+    /// What the fetch is asked.
+    var request: FetchRequest { get }
+    /// The cache's answer, stale data allowed within `maxStale`, with its times.
+    func cacheResult(maxStale: UInt64?) throws(NormCacheError) -> ExecutionResult
+    /// The network's answer `reply` as the cache holds it: written when `writing` (and
+    /// the reply allows it), else read back from a dropped transaction.
+    func networkResult(_ reply: FetchReply, writing: Bool) throws(NormCacheError) -> ExecutionResult
+}
+
+/// One run of a fetch policy over a target (`NormalizedCache.execute`), through its
+/// `FetchBehavior`:
 ///
 /// 1. When the behaviour reads the cache first, it does; a result that needs no fetch
 ///    is the answer, and a usable one (complete, or stale within `maxStale`) is handed
 ///    on before the fetch.
-/// 2. The fetch: the reply's body is normalized, written (unless the behaviour or a
-///    `no-store` reply says not to) and read back in the same write transaction, so the
-///    answer is exactly the user's selection; when not written, the transaction is
-///    dropped after the read.
+/// 2. The fetch; the target writes the reply (unless the behaviour or a `no-store`
+///    reply says not to) and reads it back.
 /// 3. When the fetch fails (`.fetch`), a usable cached result — the one read before,
 ///    or for `networkFirst` one read now — is the answer with the error beside it;
 ///    without one the call fails. A reply that cannot be written fails the call as
 ///    the write would (nothing is written).
 ///
 /// Every result goes to `deliver` as it comes; the last one is also returned.
-struct Execution {
-    let cache: NormalizedCache
-    let operation: PreparedOperation
-    let variables: UnsafeRawBufferPointer
+struct Execution<Target: ExecutionTarget> {
+    let target: Target
     let options: ExecuteOptions
 
     /// Runs the policy, asking `fetch` for the network's answer and handing each result
     /// to `deliver`; returns the last result.
     func run(fetch: (FetchRequest) throws(NormCacheError) -> FetchReply,
              deliver: (ExecutionResult) -> Void) throws(NormCacheError) -> ExecutionResult {
-        let rootKey = try NormalizedCache.rootKey(of: operation)
-        let isMutation: Bool
-        switch operation.root {
-        case .operation(.subscription):
-            throw NormCacheError(.invalidArgument, "'\(operation.name ?? "the subscription")' is a subscription: execute runs queries and mutations")
-        case .operation(let kind): isMutation = kind == .mutation
-        case .fragment: isMutation = false
-        }
-        let behavior = FetchBehavior(options.policy, isMutation: isMutation)
+        let behavior = FetchBehavior(options.policy, isMutation: target.isMutation)
         var cached: ExecutionResult?
         if behavior.cacheRead == .first {
-            let result = try cacheResult(rootKey)
+            let result = try target.cacheResult(maxStale: options.maxStale)
             guard behavior.fetches(after: result.read.status) else {
                 deliver(result)
                 return result
@@ -47,10 +50,10 @@ struct Execution {
         }
         var last: ExecutionResult
         do {
-            last = try networkResult(rootKey, writing: behavior.writes, fetch: fetch)
+            last = try target.networkResult(fetch(target.request), writing: behavior.writes)
         } catch where error.code == .fetch {
             if cached == nil, behavior.cacheRead == .onNetworkFailure {
-                let result = try cacheResult(rootKey)
+                let result = try target.cacheResult(maxStale: options.maxStale)
                 if result.read.status != .miss { cached = result }
             }
             guard let fallback = cached else { throw error }
@@ -60,20 +63,47 @@ struct Execution {
         deliver(last)
         return last
     }
+}
 
-    /// The cache's answer, stale data allowed within `maxStale`, with its times.
-    private func cacheResult(_ rootKey: String) throws(NormCacheError) -> ExecutionResult {
-        let read = try cache.read(operation, variables: variables,
-                                  options: ReadOptions(maxStale: options.maxStale, reportingFreshness: true))
+/// A GraphQL operation as an execution target: the cache read is `read`; the reply is
+/// normalized, written and read back in the same write transaction, so the answer is
+/// exactly the user's selection (dropped after the read when not written; a
+/// mutation's root, which is not stored, is read back from a dropped transaction).
+struct OperationTarget: ExecutionTarget {
+    let cache: NormalizedCache
+    let operation: PreparedOperation
+    let variables: UnsafeRawBufferPointer
+    let errorPolicy: ErrorPolicy
+    let rootKey: String
+    let isMutation: Bool
+
+    /// The target of `operation` (a query or a mutation) with `variables`.
+    init(cache: NormalizedCache, operation: PreparedOperation, variables: UnsafeRawBufferPointer,
+         errorPolicy: ErrorPolicy) throws(NormCacheError) {
+        rootKey = try NormalizedCache.rootKey(of: operation)
+        switch operation.root {
+        case .operation(.subscription):
+            throw NormCacheError(.invalidArgument, "'\(operation.name ?? "the subscription")' is a subscription: execute runs queries and mutations")
+        case .operation(let kind): isMutation = kind == .mutation
+        case .fragment: isMutation = false
+        }
+        self.cache = cache
+        self.operation = operation
+        self.variables = variables
+        self.errorPolicy = errorPolicy
+    }
+
+    var request: FetchRequest {
+        FetchRequest(document: operation.document, operationName: operation.name,
+                     variables: variables.isEmpty ? Array("{}".utf8) : Array(variables), key: nil)
+    }
+
+    func cacheResult(maxStale: UInt64?) throws(NormCacheError) -> ExecutionResult {
+        let read = try cache.read(operation, variables: variables, options: ReadOptions(maxStale: maxStale, reportingFreshness: true))
         return ExecutionResult(source: .cache, read: read)
     }
 
-    /// Fetches, writes (when `writing` and the reply allows it) and reads back.
-    private func networkResult(_ rootKey: String, writing: Bool,
-                               fetch: (FetchRequest) throws(NormCacheError) -> FetchReply) throws(NormCacheError) -> ExecutionResult {
-        let request = FetchRequest(document: operation.document, operationName: operation.name,
-                                   variables: variables.isEmpty ? Array("{}".utf8) : Array(variables))
-        let reply = try fetch(request)
+    func networkResult(_ reply: FetchReply, writing: Bool) throws(NormCacheError) -> ExecutionResult {
         let now = try cache.clock.now()
         let expiry = try reply.headers.expiry(now: now)
         let (context, freshness) = try cache.readContext(operation, variables: variables,
@@ -81,7 +111,7 @@ struct Execution {
         return try reply.body.withBytes { (body) throws(NormCacheError) -> ExecutionResult in
             let response = try JSONDocument(scanning: body)
             let errors = try ResponseEnvelope.errors(of: response)
-            if let errors, options.errorPolicy == .none {
+            if let errors, errorPolicy == .none {
                 throw NormCacheError(.graphQL, "the response carries GraphQL errors (\(ResponseEnvelope.summary(of: errors, in: response))); "
                                      + "nothing was written (error policy none)")
             }
@@ -107,7 +137,7 @@ struct Execution {
                     NormalizedCache.result(of: reader, partial: true)
                 }
             }
-            let returned = options.errorPolicy == .all ? errors.map { Array(response.json($0)) } : nil
+            let returned = errorPolicy == .all ? errors.map { Array(response.json($0)) } : nil
             return ExecutionResult(source: .network, read: read, errors: returned)
         }
     }

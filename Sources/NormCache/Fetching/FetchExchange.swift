@@ -1,11 +1,16 @@
-/// What `execute` asks of the network: the operation as the server must see it.
+/// What `execute` asks of the network: the operation as the server must see it, or
+/// the document key a plain JSON document is cached under.
 public struct FetchRequest: Sendable {
-    /// The network document (`PreparedOperation.document`: `__typename` and key fields added).
+    /// The network document (`PreparedOperation.document`: `__typename` and key fields
+    /// added); empty for a plain JSON document.
     public let document: String
     /// The operation's name, if it has one.
     public let operationName: String?
-    /// The variables as the caller gave them: a JSON object (`{}` for none).
+    /// The variables as the caller gave them: a JSON object (`{}` for none; empty for a
+    /// plain JSON document).
     public let variables: [UInt8]
+    /// For a plain JSON document, its key (`GET /articles?page=1`); nil for an operation.
+    public let key: String?
 }
 
 /// What the network answered: the response body (a GraphQL response,

@@ -169,6 +169,27 @@ struct RecordEncoder {
         return kept
     }
 
+    /// Writes the record of the one field `key` with `metadata` and the encoded `value`
+    /// into `out` (emptied first).
+    static func record(field key: UnsafeRawBufferPointer, metadata: FieldMetadata, value: UnsafeRawBufferPointer,
+                       into out: inout ByteBuffer, recordKey: UnsafeRawBufferPointer) throws(NormCacheError) {
+        let size = headerLength(1) &+ entryLength(keyCount: key.count, metadataLength: metadata.encodedLength, valueCount: value.count)
+        try check(size: size, key: recordKey)
+        out.removeAll()
+        guard let base = out.reserve(size) else {
+            throw .outOfMemory(allocating: out.failedAllocation, while: "writing the record '\(KeyBytes.preview(recordKey))'")
+        }
+        let table = writeHeader(count: 1, to: base)
+        let position = headerLength(1)
+        (base + table).storeBytes(of: UInt32(truncatingIfNeeded: position).littleEndian, as: UInt32.self)
+        var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        _ = withUnsafeMutableBytes(of: &bytes) { buffer in
+            let length = metadata.write(to: buffer.baseAddress.assumedPresent)
+            return writeEntry(key: key, metadata: UnsafeRawBufferPointer(rebasing: buffer.prefix(length)), value: value, to: base, at: position)
+        }
+        out.advance(by: size)
+    }
+
     /// Fails for a record larger than its offset table can address (4 GiB).
     static func check(size: Int, key: UnsafeRawBufferPointer) throws(NormCacheError) {
         guard size <= Int(UInt32.max) else {
