@@ -45,6 +45,7 @@ struct Demo {
         let removed = try cache.removeAll(withPrefix: "Post:99")
         print("removed key group Post:99 → \(removed) records")
         try graphQL(cache)
+        try freshness(cache)
         print("stats: \(String(decoding: try cache.stats().json, as: UTF8.self))")
     }
 
@@ -77,6 +78,29 @@ struct Demo {
         }
     }
 
+    /// A REST document cached for 30 minutes through `executeDocument` (cache-first), read
+    /// again within its lifetime and after it on a clock the demo moves, then invalidated.
+    private func freshness(_ cache: NormalizedCache) throws(NormCacheError) {
+        let start = Int64(Date().timeIntervalSince1970)
+        let clock = DemoClock(start)
+        cache.setClock { clock.now }
+        defer { cache.setClock(nil) }
+        var calls = 0
+        let api = { (request: FetchRequest) throws(NormCacheError) -> FetchReply in
+            calls += 1
+            return FetchReply(body: Array(#"{"articles": [{"id": 1, "title": "Caching for 30 minutes"}]}"#.utf8),
+                              headers: WriteOptions(cacheControl: "max-age=1800"))
+        }
+        for (minutes, label) in [(0, "first call"), (10, "10 minutes later"), (31, "31 minutes later")] {
+            clock.now = start + Int64(minutes * 60)
+            let result = try cache.executeDocument("GET /articles", fetch: api)
+            print("REST feed, \(label): from the \(result.source.rawValue) (API calls so far: \(calls))")
+        }
+        _ = try cache.invalidate("GET /articles")
+        let invalidated = try cache.document("GET /articles", options: ReadOptions(maxStale: 60))
+        print("invalidated GET /articles: a read allowing 60 s of staleness gets it \(invalidated.status), reason \(invalidated.stale.first?.reason.rawValue ?? "none")")
+    }
+
     private func feedRecords() -> String {
         var parts: [String] = []
         parts.reserveCapacity(posts + authors)
@@ -101,4 +125,10 @@ struct Demo {
         let ms = (seconds * 1e4).rounded() / 10
         print("\(what): \(ms) ms, \(rate) records/s\(detail.isEmpty ? "" : ", " + detail)")
     }
+}
+
+/// The demo's clock: the time it moves by hand, in seconds since 1970.
+private final class DemoClock: @unchecked Sendable {
+    var now: Int64
+    init(_ start: Int64) { now = start }
 }
