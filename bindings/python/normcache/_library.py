@@ -7,7 +7,7 @@ import ctypes.util
 import os
 import threading
 from collections.abc import Iterator, Mapping
-from ctypes import CFUNCTYPE, POINTER, c_char_p, c_int, c_size_t, c_uint, c_uint64, c_void_p
+from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_int64, c_size_t, c_uint, c_uint64, c_void_p
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,10 +25,22 @@ OK = 0
 MISS = 1
 #: NORMCACHE_NOTFOUND.
 NOTFOUND = 2
+#: NORMCACHE_STALE: a read returned all the data, some of it stale within its max_stale.
+STALE = 3
+#: NORMCACHE_NOTSTORED: a write stored nothing, as the response said Cache-Control: no-store.
+NOTSTORED = 4
+#: NORMCACHE_EINVAL, an invalid argument.
+EINVAL = -1
 #: NORMCACHE_ECALLBACK, what a failing callback returns.
 ECALLBACK = -7
 #: NORMCACHE_READ_PARTIAL, the normcache_read flag.
 READ_PARTIAL = 1
+#: NORMCACHE_READ_IGNORE_FRESHNESS, the normcache_read_ex flag: every field counts as fresh.
+READ_IGNORE_FRESHNESS = 2
+#: NORMCACHE_INVALIDATE_PREFIX, the normcache_invalidate flag: the key is a prefix.
+INVALIDATE_PREFIX = 1
+#: NORMCACHE_MAX_AGE_LIMIT: the largest max_age a write accepts, in seconds.
+MAX_AGE_LIMIT = 2147483647
 
 _LIBRARY_NAME = "libnormcache.so"
 _SONAME = "libnormcache.so.0"
@@ -71,6 +83,46 @@ class KeyHandle(Handle):
 KEY_RESOLVER = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, ObjectHandle, KeyHandle)
 #: normcache_destroy: (context) -> None.
 DESTROY = CFUNCTYPE(None, c_void_p)
+#: normcache_clock: (context) -> seconds since 1970.
+CLOCK = CFUNCTYPE(c_int64, c_void_p)
+
+
+class WriteOptions(Structure):
+    """normcache_write_options: the lifetime a write gives what it stores (normcache_write_ex).
+    `size` is set to the struct's size; a header absent is a NULL pointer with length 0."""
+
+    _fields_ = [
+        ("size", c_size_t),
+        ("max_age", c_int64),
+        ("cache_control", c_char_p),
+        ("cache_control_len", c_size_t),
+        ("age", c_char_p),
+        ("age_len", c_size_t),
+        ("date", c_char_p),
+        ("date_len", c_size_t),
+        ("expires", c_char_p),
+        ("expires_len", c_size_t),
+    ]
+
+    def __init__(self) -> None:
+        """Options that change nothing: no max_age (-1) and no headers."""
+        super().__init__(size=ctypes.sizeof(WriteOptions), max_age=-1)
+
+
+class ReadOptions(Structure):
+    """normcache_read_options: how a read judges stale data (normcache_read_ex)."""
+
+    _fields_ = [
+        ("size", c_size_t),
+        ("flags", c_uint),
+        ("max_stale", c_int64),
+    ]
+
+    def __init__(self, flags: int = 0, max_stale: int = -1) -> None:
+        """Options with `flags` (READ_PARTIAL, READ_IGNORE_FRESHNESS) and `max_stale` (-1:
+        stale data is a miss)."""
+        super().__init__(size=ctypes.sizeof(ReadOptions), flags=flags, max_stale=max_stale)
+
 
 # Every function of normcache.h: name -> (restype, argtypes). Those returning c_int return
 # a status and get the error check that raises on negative codes.
@@ -145,23 +197,66 @@ _PROTOTYPES = {
             _LENGTH_OUT,
         ],
     ),
+    "normcache_set_clock": (c_int, [CacheHandle, CLOCK, c_void_p]),
+    "normcache_write_ex": (
+        c_int,
+        [
+            CacheHandle,
+            OperationHandle,
+            c_char_p,
+            c_size_t,
+            c_char_p,
+            c_size_t,
+            POINTER(WriteOptions),
+            _BUFFER_OUT,
+            _LENGTH_OUT,
+        ],
+    ),
+    "normcache_read_ex": (
+        c_int,
+        [
+            CacheHandle,
+            OperationHandle,
+            c_char_p,
+            c_size_t,
+            c_char_p,
+            c_size_t,
+            POINTER(ReadOptions),
+            _BUFFER_OUT,
+            _LENGTH_OUT,
+        ],
+    ),
+    "normcache_invalidate": (
+        c_int,
+        [CacheHandle, c_char_p, c_size_t, c_char_p, c_size_t, c_uint, POINTER(c_uint64)],
+    ),
 }
 
 #: The exception a callback failed with, per thread, until the call it failed raises.
 _callback_failure = threading.local()
 
 
-def hold_callback_failure(error: BaseException) -> None:
+def describe_failure(error: BaseException) -> str:
+    """How a message names the exception a callback failed with: "KeyError: 'uuid'"."""
+    text = str(error)
+    name = type(error).__qualname__
+    return f"{name}: {text}" if text else name
+
+
+def hold_callback_failure(error: BaseException, message: str | None = None) -> None:
     """Keep `error`, the exception a callback of the library failed with on this thread,
-    for the error check of the call that the callback fails (see _declare)."""
-    _callback_failure.error = error
+    for the error check of the call that the callback fails (see _declare); `message`,
+    when given, replaces the library's message of that call (for callbacks that cannot
+    give their reason with normcache_callback_error)."""
+    _callback_failure.error = (error, message)
 
 
-def _take_callback_failure() -> BaseException | None:
-    """The exception held by hold_callback_failure on this thread, if any; forgets it."""
-    error: BaseException | None = getattr(_callback_failure, "error", None)
+def _take_callback_failure() -> tuple[BaseException | None, str | None]:
+    """The exception and message held by hold_callback_failure on this thread, if any;
+    forgets them."""
+    held: tuple[BaseException | None, str | None] = getattr(_callback_failure, "error", None) or (None, None)
     _callback_failure.error = None
-    return error
+    return held
 
 
 def _checkout_root(start: Path) -> Path | None:
@@ -204,11 +299,11 @@ def _declare(library: ctypes.CDLL, name: str) -> None:
         # and so is the exception of a Python callback that failed the call.
         if status >= 0:
             return status
-        failure = _take_callback_failure()
+        failure, replacement = _take_callback_failure()
         message = library.normcache_errmsg() or library.normcache_errstr(status)
-        error = error_for(status, message.decode("utf-8", "replace"))
         if status != ECALLBACK or failure is None:
-            raise error
+            raise error_for(status, message.decode("utf-8", "replace"))
+        error = error_for(status, replacement or message.decode("utf-8", "replace"))
         if isinstance(failure, (KeyboardInterrupt, SystemExit)):
             raise failure  # the call failed and wrote nothing; the interruption goes on
         raise error from failure

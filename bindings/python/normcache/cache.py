@@ -13,12 +13,32 @@ from __future__ import annotations
 import json
 import operator
 import os
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterable, Mapping
 from ctypes import byref, c_uint64
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, Optional, Protocol, Union
 
-from ._library import MISS, NOTFOUND, READ_PARTIAL, CacheHandle, OperationHandle, call_with_buffer, lib
+from ._library import (
+    EINVAL,
+    INVALIDATE_PREFIX,
+    MAX_AGE_LIMIT,
+    MISS,
+    NOTFOUND,
+    NOTSTORED,
+    OK,
+    READ_IGNORE_FRESHNESS,
+    READ_PARTIAL,
+    STALE,
+    CacheHandle,
+    OperationHandle,
+    ReadOptions,
+    WriteOptions,
+    call_with_buffer,
+    lib,
+)
+from .clock import Clock, ClockSlot, set_clock
 from .errors import CacheMiss, InvalidArgumentError
+from .freshness import ReadResult, ReadStatus, WriteResult, missing_from_json
 from .managed import ManagedHandle, raises_closed_error
 from .operation import Operation
 from .resolver import KeyResolver, set_key_resolver
@@ -37,6 +57,26 @@ PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 #: The durability of commits: "full" (the default: every committed write survives a power
 #: cut) or "fast" (a system crash may lose the last commits, never corrupt the cache).
 Durability = Literal["full", "fast"]
+
+
+class Headers(Protocol):
+    """A response's headers: anything whose items() gives (name, value) pairs — a dict or
+    another mapping, http.client.HTTPMessage (urllib's response.headers), an
+    email.message.Message, requests' or httpx's headers. Names are matched without regard
+    to case; values are str."""
+
+    def items(self) -> Iterable[tuple[str, Any]]:
+        """The (name, value) pairs; a name may come more than once."""
+        ...
+
+
+#: The headers a write reads, by lower-case name, and the member of
+#: normcache_write_options each goes to.
+_FRESHNESS_HEADERS = {"cache-control": "cache_control", "age": "age", "date": "date", "expires": "expires"}
+#: The largest max_stale: the C member is an int64_t.
+_MAX_STALE_LIMIT = (1 << 63) - 1
+#: What normcache_read_ex's status says of the data.
+_READ_STATUSES: dict[int, ReadStatus] = {OK: "complete", STALE: "stale", MISS: "miss"}
 
 
 def _encode_key(value: Key, name: str) -> bytes:
@@ -72,6 +112,53 @@ def _encode_variables(variables: Variables) -> tuple[bytes | None, int]:
         raise TypeError(f"variables must be a dict or None, not {type(variables).__name__}")
     encoded = json.dumps(dict(variables), ensure_ascii=False).encode("utf-8")
     return encoded, len(encoded)
+
+
+def _seconds(value: int | None, name: str, limit: int) -> int:
+    """A max_age or max_stale as the C int64_t takes it: -1 for None, else 0..`limit`
+    seconds. A bool or a non-integer raises TypeError; a value out of range,
+    InvalidArgumentError (the C -1, "none", is None here, so no negative passes)."""
+    if value is None:
+        return -1
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{name} must be an int or None, not {type(value).__name__}")
+    seconds = operator.index(value)
+    if not 0 <= seconds <= limit:
+        raise InvalidArgumentError(EINVAL, f"{name} is {seconds}: seconds from 0 to {limit}, or None for none")
+    return seconds
+
+
+def _header_values(headers: Headers) -> dict[str, bytes]:
+    """The Cache-Control, Age, Date and Expires values of `headers`, found whatever the case
+    of their names, by the member of normcache_write_options they go to. A header given
+    more than once (two Cache-Control lines, or "Age" and "age" in a dict) is one value,
+    the values joined with ", " as HTTP joins field lines. The other headers are not read."""
+    items = getattr(headers, "items", None)
+    if not callable(items):
+        raise TypeError(f"headers must be a mapping of header names to values, not {type(headers).__name__}")
+    found: dict[str, list[str]] = {}
+    for name, value in items():
+        if not isinstance(name, str):
+            raise TypeError(f"a header name must be a str, not {type(name).__name__}")
+        member = _FRESHNESS_HEADERS.get(name.lower())
+        if member is None:
+            continue
+        if not isinstance(value, str):
+            raise TypeError(f"the value of the header {name!r} must be a str, not {type(value).__name__}")
+        found.setdefault(member, []).append(value)
+    return {member: ", ".join(values).encode("utf-8") for member, values in found.items()}
+
+
+def _write_options(max_age: int | None, headers: Headers | None) -> WriteOptions | None:
+    """The normcache_write_options of a write (None when it gives no lifetime)."""
+    if max_age is None and headers is None:
+        return None
+    options = WriteOptions()
+    options.max_age = _seconds(max_age, "max_age", MAX_AGE_LIMIT)
+    for member, value in ({} if headers is None else _header_values(headers)).items():
+        setattr(options, member, value)  # the struct keeps the bytes alive
+        setattr(options, f"{member}_len", len(value))
+    return options
 
 
 def _operation_handle(op: Operation) -> OperationHandle:
@@ -118,6 +205,8 @@ class Cache(ManagedHandle[CacheHandle]):
         is created.
         """
         super().__init__(None, lib.normcache_close)
+        self._clock: ClockSlot | None = None
+        self._clock_lock = threading.Lock()
         encoded_path = os.fsencode(path)
         self._path = os.fsdecode(encoded_path)
         self._read_only = read_only is True
@@ -158,6 +247,13 @@ class Cache(ManagedHandle[CacheHandle]):
     def read_only(self) -> bool:
         """Whether the cache was opened read-only."""
         return self._read_only
+
+    def close(self) -> None:
+        """Close the cache (the library waits for calls in progress) and release the clock
+        set with set_clock; again does nothing."""
+        super().close()
+        with self._clock_lock:
+            self._clock = None
 
     def __repr__(self) -> str:
         """<normcache.Cache '/data/app.cache' open>, with ", read-only" when it is."""
@@ -303,21 +399,49 @@ class Cache(ManagedHandle[CacheHandle]):
 
     @raises_closed_error
     def write(
-        self, op: Operation, response: JSONInput, variables: Variables = None, *, changes: bool = True
-    ) -> list[str]:
+        self,
+        op: Operation,
+        response: JSONInput,
+        variables: Variables = None,
+        *,
+        changes: bool = True,
+        max_age: int | None = None,
+        headers: Headers | None = None,
+    ) -> WriteResult:
         """Normalize a response of `op` and merge its records in one atomic write; return the
         changed "recordKey.fieldKey" strings ([] with changes=False, which spares building
-        them). The response and variables are checked as normalize() checks them; on any
-        error nothing is written."""
+        them) as a WriteResult, a list whose `stored` is False when the response said
+        Cache-Control: no-store (nothing is then normalized or written). The response and
+        variables are checked as normalize() checks them; on any error nothing is written.
+
+        The fields the response carries get the time of the write (by the cache's clock)
+        and, when the write gives a lifetime, an expiry: the earliest of now + `max_age`
+        seconds (0 to 2147483647; 0: stale at once) and what the response's caching
+        `headers` say (Cache-Control max-age, no-cache and no-store, Age, Date, Expires,
+        per RFC 9111 for a private cache; urllib's `response.headers`, a dict, or any
+        mapping, names in any case). Max-age rules (configure's "maxAges" and
+        "defaultMaxAge", SDL @cacheControl) apply besides, when the data is read. A
+        max_age out of range or a malformed Cache-Control, Age or Date value raises
+        InvalidArgumentError, and nothing is written.
+        """
         data = _encode_json(response, "response")
         encoded_variables, variables_len = _encode_variables(variables)
-        arguments = (self._live_handle(), _operation_handle(op), encoded_variables, variables_len, data, len(data))
+        options = _write_options(max_age, headers)
+        arguments = (
+            self._live_handle(),
+            _operation_handle(op),
+            encoded_variables,
+            variables_len,
+            data,
+            len(data),
+            None if options is None else byref(options),
+        )
         if not changes:
-            lib.normcache_write(*arguments, None, None)
-            return []
-        _, buffer = call_with_buffer(lib.normcache_write, *arguments)
+            status: int = lib.normcache_write_ex(*arguments, None, None)
+            return WriteResult(stored=status != NOTSTORED)
+        status, buffer = call_with_buffer(lib.normcache_write_ex, *arguments)
         changed: list[str] = json.loads(buffer)
-        return changed
+        return WriteResult(changed, stored=status != NOTSTORED)
 
     def _read(self, op: Operation, variables: Variables, partial: bool) -> bytes:
         """The data JSON of `op` from the cache; CacheMiss when some of it is missing."""
@@ -332,23 +456,88 @@ class Cache(ManagedHandle[CacheHandle]):
         )
         if status == MISS:
             answer = json.loads(buffer)
-            raise CacheMiss(answer["missing"], answer["data"])
+            raise CacheMiss(missing_from_json(answer["missing"]), answer["data"])
         return buffer
 
-    @raises_closed_error
-    def read(self, op: Operation, variables: Variables = None, *, partial: bool = False) -> dict[str, Any]:
-        """The data of `op` rebuilt from the cache: exactly the user's selection.
+    def _read_ex(
+        self, op: Operation, key: Key | None, variables: Variables, flags: int, max_stale: int | None
+    ) -> tuple[int, dict[str, Any]]:
+        """normcache_read_ex of `op` (a fragment at `key` when given): its status and object."""
+        handle = _operation_handle(op)
+        encoded_key = None if key is None else _encode_key(key, "key")
+        encoded_variables, variables_len = _encode_variables(variables)
+        options = ReadOptions(flags, _seconds(max_stale, "max_stale", _MAX_STALE_LIMIT))
+        status, buffer = call_with_buffer(
+            lib.normcache_read_ex,
+            self._live_handle(),
+            handle,
+            encoded_key,
+            0 if encoded_key is None else len(encoded_key),
+            encoded_variables,
+            variables_len,
+            byref(options),
+        )
+        answer: dict[str, Any] = json.loads(buffer)
+        return status, answer
 
-        Raises CacheMiss, listing the missing response paths, when anything is missing; with
-        `partial`, its `data` holds the data with the missing parts null (else None).
+    def _data_or_stale_miss(
+        self, op: Operation, key: Key | None, variables: Variables, partial: bool, max_stale: int
+    ) -> dict[str, Any]:
+        """The data of a read allowing `max_stale` seconds of staleness; CacheMiss as read()."""
+        status, answer = self._read_ex(op, key, variables, READ_PARTIAL if partial else 0, max_stale)
+        if status == MISS:
+            raise CacheMiss(missing_from_json(answer["missing"]), answer["data"])
+        data: dict[str, Any] = answer["data"]
+        return data
+
+    @raises_closed_error
+    def read(
+        self, op: Operation, variables: Variables = None, *, partial: bool = False, max_stale: int | None = None
+    ) -> dict[str, Any]:
+        """The data of `op` rebuilt from the cache: exactly the user's selection, all of it
+        or nothing.
+
+        Raises CacheMiss when anything is absent or stale: its `missing` lists each part
+        with its response path and reason (`paths`: the paths alone); with `partial`, its
+        `data` holds the data with the missing parts null (else None). With `max_stale`
+        (seconds, from 0), a field that expired no more than that long ago is returned as
+        if fresh; read_result() tells which ones were stale.
         """
+        if max_stale is not None:
+            return self._data_or_stale_miss(op, None, variables, partial, max_stale)
         data: dict[str, Any] = json.loads(self._read(op, variables, partial))
         return data
 
     @raises_closed_error
+    def read_result(
+        self,
+        op: Operation,
+        variables: Variables = None,
+        *,
+        key: Key | None = None,
+        max_stale: int | None = None,
+        partial: bool = False,
+        ignore_freshness: bool = False,
+    ) -> ReadResult:
+        """Read `op` (with `key`, a fragment read at that record, as read_fragment reads it)
+        and return everything the read found as one ReadResult, a miss included: its
+        `status` ("complete", "stale" or "miss"), `data`, what is `missing` and why, the
+        `stale` fields returned within `max_stale` seconds past their expiry (None: a
+        stale field is a miss), `oldest_written_at` and `earliest_expiry`. With `partial`,
+        the data of a miss holds what was found, the missing parts null. With
+        `ignore_freshness`, every field the cache holds counts as fresh, whatever its age
+        or expiry (absent data still misses): data to show when the network cannot be
+        asked.
+        """
+        flags = (READ_PARTIAL if partial else 0) | (READ_IGNORE_FRESHNESS if ignore_freshness else 0)
+        status, answer = self._read_ex(op, key, variables, flags, max_stale)
+        return ReadResult._from_json(_READ_STATUSES[status], answer)
+
+    @raises_closed_error
     def read_json(self, op: Operation, variables: Variables = None, *, partial: bool = False) -> str:
-        """As read(), but the data as the library's compact JSON text, leaf values exactly as
-        they were written (1.0 stays 1.0). Raises CacheMiss the same way."""
+        """As read() (without max_stale: stale data is a miss), but the data as the library's
+        compact JSON text, leaf values exactly as they were written (1.0 stays 1.0). Raises
+        CacheMiss the same way."""
         return self._read(op, variables, partial).decode("utf-8")
 
     @raises_closed_error
@@ -371,12 +560,21 @@ class Cache(ManagedHandle[CacheHandle]):
 
     @raises_closed_error
     def read_fragment(
-        self, fragment: Operation, key: Key, variables: Variables = None, *, partial: bool = False
+        self,
+        fragment: Operation,
+        key: Key,
+        variables: Variables = None,
+        *,
+        partial: bool = False,
+        max_stale: int | None = None,
     ) -> dict[str, Any]:
         """The object at record `key` through a prepared fragment (direct cache access).
 
-        Raises CacheMiss, as read() does, when anything the fragment selects is missing.
+        Raises CacheMiss, as read() does, when anything the fragment selects is missing or
+        stale; `max_stale` allows stale data as read() does.
         """
+        if max_stale is not None:
+            return self._data_or_stale_miss(fragment, key, variables, partial, max_stale)
         encoded_key = _encode_key(key, "key")
         leading = [_operation_handle(fragment), encoded_key, len(encoded_key)]
         data: dict[str, Any] = json.loads(self._data_or_miss(lib.normcache_read_fragment, leading, variables, partial))
@@ -402,3 +600,49 @@ class Cache(ManagedHandle[CacheHandle]):
         )
         changed: list[str] = json.loads(buffer)
         return changed
+
+    # --- freshness ---------------------------------------------------------------------
+
+    @raises_closed_error
+    def invalidate(self, key: Key, field: Key | None = None) -> int:
+        """Mark the field `field` (its storage key, exact bytes, as remove_field takes it) of
+        the record `key`, or with `field` None every field of the record, stale now without
+        deleting it (Relay's invalidateRecord, Apollo Client's INVALIDATE); return how many
+        fields were marked (0 when nothing matched). Reads then miss it with the reason
+        "invalidated", or return it stale to a read whose max_stale allows it; writing a
+        field again makes it fresh. A field that expired before keeps its earlier expiry."""
+        encoded_key = _encode_key(key, "key")
+        encoded_field = None if field is None else _encode_key(field, "field")
+        return self._invalidate(encoded_key, encoded_field, 0)
+
+    @raises_closed_error
+    def invalidate_prefix(self, prefix: Key) -> int:
+        """Mark every field of every record whose key starts with a non-empty `prefix` stale
+        now, as invalidate() does, in one atomic write; return how many fields were marked
+        (0 when no record matched)."""
+        return self._invalidate(_encode_key(prefix, "prefix"), None, INVALIDATE_PREFIX)
+
+    def _invalidate(self, key: bytes, field: bytes | None, flags: int) -> int:
+        """normcache_invalidate; the number of fields it marked."""
+        count = c_uint64()
+        lib.normcache_invalidate(
+            self._live_handle(), key, len(key), field, 0 if field is None else len(field), flags, byref(count)
+        )
+        return count.value
+
+    @raises_closed_error
+    def set_clock(self, clock: Clock | None) -> None:
+        """Replace the cache's clock (a testing aid): `clock()` returns the time now in
+        seconds since 1970, an int; None brings back the system clock. Writes stamp fields
+        with its time and reads judge freshness by it, so a test can read data "31 minutes
+        later" without waiting. It belongs to this Cache object (other handles on the file
+        keep theirs), which holds it until it is replaced or the cache is closed.
+
+        It is called at most once per call of the cache, on the calling thread. A clock
+        that raises, or answers anything but an int in 64 bits, fails that call with
+        CallbackError "the cache's clock failed: <type>: <text>", whose __cause__ is the
+        exception (KeyboardInterrupt and SystemExit fail the call, then propagate as
+        themselves); one that answers a time below 0 fails it with CallbackError too.
+        Nothing is written either way."""
+        with self._clock_lock:
+            self._clock = set_clock(self._live_handle(), clock)

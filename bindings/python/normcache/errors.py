@@ -7,10 +7,9 @@ StorageError, CallbackError, OutOfMemoryError, NotACacheError, ReadOnlyError.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
-#: A response path: response keys (str) and list indexes (int), from the data root.
-ResponsePath = list[Union[str, int]]
+from .freshness import Missing, ResponsePath
 
 
 class LibraryLoadError(ImportError):
@@ -78,24 +77,32 @@ class ReadOnlyError(Error):
 
 
 class CacheMiss(Exception):
-    """A read found the cache lacking some of the data (NORMCACHE_MISS). Not an Error: a
-    miss is an answer, not a failure.
+    """A read found the cache lacking some of the data, or holding it too stale
+    (NORMCACHE_MISS). Not an Error: a miss is an answer, not a failure.
 
-    `missing` lists the response paths of what is not in the cache (["hero", "friends", 2]:
-    a missing record is reported at the path of the reference to it); `data` is the data
-    with those parts null when a partial read was asked for, else None.
+    `missing` lists what the read did not return, as Missing entries in document order:
+    the response path (["hero", "friends", 2]: a missing record is reported at the path
+    of the reference to it), the reason ("absent", "stale" or "invalidated"), the record
+    and field looked for, and for stale data when it was written and expired; `paths`
+    gives the paths alone. `data` is the data with those parts null when a partial read
+    was asked for, else None.
     """
 
-    def __init__(self, missing: list[ResponsePath], data: dict[str, Any] | None = None) -> None:
-        """A miss of the paths `missing`, with the partial `data` when it was asked for."""
+    def __init__(self, missing: list[Missing], data: dict[str, Any] | None = None) -> None:
+        """A miss of the entries `missing`, with the partial `data` when it was asked for."""
         super().__init__(missing, data)
         self.missing = missing
         self.data = data
 
+    @property
+    def paths(self) -> list[ResponsePath]:
+        """The response paths of the `missing` entries, in their order."""
+        return [entry.path for entry in self.missing]
+
     def __str__(self) -> str:
-        """How many parts are missing, and their paths."""
-        paths = ", ".join(".".join(str(segment) for segment in path) or "data" for path in self.missing)
-        return f"the cache lacks {len(self.missing)} part(s) of the data: {paths}"
+        """How many parts are missing, their paths and why: "... hero.friends.2 (absent)"."""
+        parts = ", ".join(str(entry) for entry in self.missing)
+        return f"the cache lacks {len(self.missing)} part(s) of the data: {parts}"
 
 
 _CLASSES: dict[int, type[Error]] = {

@@ -25,6 +25,7 @@ from ._library import (
     OK,
     KeyHandle,
     ObjectHandle,
+    describe_failure,
     hold_callback_failure,
     lib,
 )
@@ -128,13 +129,6 @@ def _text(value: str | int) -> bytes:
     return str(value).encode("utf-8")
 
 
-def _reason(error: BaseException) -> bytes:
-    """What the library's message says of a failed resolver: "KeyError: 'uuid'"."""
-    text = str(error)
-    name = type(error).__qualname__
-    return (f"{name}: {text}" if text else name).encode("utf-8", "replace")
-
-
 def _resolve(context: int | None, typename: int | None, typename_len: int, obj: ObjectHandle, key: KeyHandle) -> int:
     """The C key resolver of every Python resolver: runs the one `context` names and hands
     its answer to the library. Nothing unwinds into the library: an exception (or an
@@ -155,7 +149,7 @@ def _resolve(context: int | None, typename: int | None, typename_len: int, obj: 
     except BaseException as error:  # noqa: BLE001 - nothing may unwind into the library
         hold_callback_failure(error)
         try:
-            reason = _reason(error)
+            reason = describe_failure(error).encode("utf-8", "replace")
             lib.normcache_callback_error(reason, len(reason))
         except BaseException:  # noqa: BLE001 - the failure is reported all the same
             pass

@@ -43,6 +43,7 @@ _CTYPES = {
     "char*": ctypes.c_char_p,
     "char**": ctypes.POINTER(ctypes.c_void_p),  # returned buffers: c_void_p, to be freed
     "size_t": ctypes.c_size_t,
+    "int64_t": ctypes.c_int64,
     "unsigned": ctypes.c_uint,
     "size_t*": ctypes.POINTER(ctypes.c_size_t),
     "uint64_t*": ctypes.POINTER(ctypes.c_uint64),
@@ -56,6 +57,20 @@ _CTYPES = {
     "normcache_key*": _library.KeyHandle,
     "normcache_key_resolver": _library.KEY_RESOLVER,
     "normcache_destroy": _library.DESTROY,
+    "normcache_clock": _library.CLOCK,
+    "normcache_write_options*": ctypes.POINTER(_library.WriteOptions),
+    "normcache_read_options*": ctypes.POINTER(_library.ReadOptions),
+}
+#: The option structs of the header and the ctypes Structures that mirror them.
+_STRUCTS: dict[str, Any] = {
+    "normcache_write_options": _library.WriteOptions,
+    "normcache_read_options": _library.ReadOptions,
+}
+#: The callback types of the header and their ctypes prototypes.
+_CALLBACKS: dict[str, Any] = {
+    "normcache_key_resolver": _library.KEY_RESOLVER,
+    "normcache_destroy": _library.DESTROY,
+    "normcache_clock": _library.CLOCK,
 }
 
 
@@ -67,6 +82,19 @@ def _callback_typedefs(header: str) -> dict[str, tuple[str, list[str]]]:
         returns, name, parameters = match.groups()
         found[name] = (" ".join(returns.split()), [p.strip() for p in parameters.split(",")])
     return found
+
+
+def _struct_members(header: str, name: str) -> list[tuple[str, str]]:
+    """The members of the header's `typedef struct name { ... } name;`: (name, type) pairs."""
+    code = re.sub(r"/\*.*?\*/", "", header, flags=re.S)
+    body = re.search(rf"typedef\s+struct\s+{name}\s*\{{(.*?)\}}\s*{name}\s*;", code, flags=re.S)
+    assert body is not None, name
+    members = []
+    for declaration in body.group(1).split(";"):
+        if declaration.strip():
+            member = re.findall(r"\w+\s*$", declaration)[0].strip()
+            members.append((member, declaration))
+    return members
 
 
 def _ctype_for(declaration: str, named: bool, callback: bool = False) -> object:
@@ -121,17 +149,31 @@ def test_pyproject_takes_its_version_from_the_package() -> None:
     assert re.findall(r"^__version__ = (.+)$", source, flags=re.M) == [json.dumps(normcache.__version__)]
 
 
-def test_table_declares_every_header_function_with_its_types() -> None:
+def test_table_declares_every_header_function() -> None:
+    header = _header()
+    if header is None:
+        pytest.skip("not running from a source checkout")
+    assert sorted(_declarations(header)) == sorted(_library._PROTOTYPES)
+
+
+def test_table_entries_have_the_header_types() -> None:
     header = _header()
     if header is None:
         pytest.skip("not running from a source checkout")
     declared = _declarations(header)
-    assert sorted(declared) == sorted(_library._PROTOTYPES)
-    for name, (returns, parameters) in declared.items():
-        restype, argtypes = _library._PROTOTYPES[name]
+    for name, (restype, argtypes) in _library._PROTOTYPES.items():
+        assert name in declared, name
+        returns, parameters = declared[name]
         assert isinstance(argtypes, list), name
         assert restype is _ctype_for(returns, named=False), name
         assert [_ctype_for(p, named=True) for p in parameters] == list(argtypes), name
+
+
+def test_every_callback_type_of_the_header_is_declared() -> None:
+    header = _header()
+    if header is None:
+        pytest.skip("not running from a source checkout")
+    assert sorted(_callback_typedefs(header)) == sorted(_CALLBACKS)
 
 
 def test_callback_types_match_the_header() -> None:
@@ -139,11 +181,41 @@ def test_callback_types_match_the_header() -> None:
     if header is None:
         pytest.skip("not running from a source checkout")
     declared = _callback_typedefs(header)
-    assert sorted(declared) == ["normcache_destroy", "normcache_key_resolver"]
-    for name, (returns, parameters) in declared.items():
-        prototype: Any = _CTYPES[name]
+    for name, prototype in _CALLBACKS.items():
+        returns, parameters = declared[name]
         assert prototype._restype_ is _ctype_for(returns, named=False), name
         assert list(prototype._argtypes_) == [_ctype_for(p, named=True, callback=True) for p in parameters], name
+
+
+def test_option_structs_match_the_header() -> None:
+    header = _header()
+    if header is None:
+        pytest.skip("not running from a source checkout")
+    for name, structure in _STRUCTS.items():
+        members = _struct_members(header, name)
+        assert [field for field, _ in structure._fields_] == [member for member, _ in members], name
+        assert [ctype for _, ctype in structure._fields_] == [_ctype_for(d, named=True) for _, d in members], name
+        assert structure().size == ctypes.sizeof(structure), name
+
+
+def test_the_status_codes_and_flags_are_the_headers() -> None:
+    header = _header()
+    if header is None:
+        pytest.skip("not running from a source checkout")
+    for constant, define in [
+        (_library.OK, "NORMCACHE_OK"),
+        (_library.MISS, "NORMCACHE_MISS"),
+        (_library.NOTFOUND, "NORMCACHE_NOTFOUND"),
+        (_library.STALE, "NORMCACHE_STALE"),
+        (_library.NOTSTORED, "NORMCACHE_NOTSTORED"),
+        (_library.EINVAL, "NORMCACHE_EINVAL"),
+        (_library.ECALLBACK, "NORMCACHE_ECALLBACK"),
+        (_library.READ_PARTIAL, "NORMCACHE_READ_PARTIAL"),
+        (_library.READ_IGNORE_FRESHNESS, "NORMCACHE_READ_IGNORE_FRESHNESS"),
+        (_library.INVALIDATE_PREFIX, "NORMCACHE_INVALIDATE_PREFIX"),
+        (_library.MAX_AGE_LIMIT, "NORMCACHE_MAX_AGE_LIMIT"),
+    ]:
+        assert constant == int(_define(header, define).strip("()u")), define
 
 
 def test_each_kind_of_handle_is_its_own_type(cache: normcache.Cache) -> None:

@@ -43,7 +43,7 @@ def test_a_mutation_stores_its_entities_and_not_its_root(cache: normcache.Cache,
         assert cache.get("MUTATION_ROOT") is None
         with pytest.raises(normcache.CacheMiss) as miss:
             cache.read(op)
-        assert miss.value.missing == [["login"]]
+        assert miss.value.paths == [["login"]]
     stored = {key: cache.get(key) for key in cache.search("")}
     assert "hunter2" not in json.dumps(stored)
     cache.close()

@@ -294,7 +294,7 @@ def test_variables_pick_the_stored_field(cache: normcache.Cache) -> None:
         assert cache.read(op, {"episode": "JEDI"}) == {"hero": {"name": "Luke"}}
         with pytest.raises(normcache.CacheMiss) as miss:
             cache.read(op, {"episode": "EMPIRE"})
-        assert miss.value.missing == [["hero"]]
+        assert miss.value.paths == [["hero"]]
         with pytest.raises(normcache.CacheMiss):
             cache.read(op)  # no variable: the argument is dropped, and `hero` was never written
     with cache.prepare("{ hero { name } }") as plain:
@@ -333,7 +333,7 @@ def test_reading_an_empty_cache_misses_every_root_field(cache: normcache.Cache) 
     with cache.prepare("{ hero { name } droid { id } }") as op:
         with pytest.raises(normcache.CacheMiss) as miss:
             cache.read(op)
-    assert _unordered(miss.value.missing) == _unordered([["hero"], ["droid"]])
+    assert _unordered(miss.value.paths) == _unordered([["hero"], ["droid"]])
     assert miss.value.data is None
 
 
@@ -349,11 +349,11 @@ def test_a_miss_lists_exactly_the_missing_paths(rules_cache: normcache.Cache) ->
             ["hero", "friends", 1, "primaryFunction"],
             ["villain"],
         ]
-        assert _unordered(miss.value.missing) == _unordered(expected)
+        assert _unordered(miss.value.paths) == _unordered(expected)
         assert miss.value.data is None
         with pytest.raises(normcache.CacheMiss) as raw:
             rules_cache.read_json(op)
-        assert _unordered(raw.value.missing) == _unordered(expected)
+        assert _unordered(raw.value.paths) == _unordered(expected)
         assert raw.value.data is None
 
 
@@ -371,7 +371,7 @@ def test_a_partial_read_nulls_the_missing_parts(rules_cache: normcache.Cache) ->
         with pytest.raises(normcache.CacheMiss) as miss:
             rules_cache.read(op, partial=True)
         assert miss.value.data == partial
-        assert _unordered(miss.value.missing) == _unordered(
+        assert _unordered(miss.value.paths) == _unordered(
             [
                 ["hero", "appearsIn"],
                 ["hero", "friends", 0, "primaryFunction"],
@@ -391,7 +391,8 @@ def test_a_missing_record_is_missed_at_its_reference(rules_cache: normcache.Cach
         assert rules_cache.remove("Droid:2001")
         with pytest.raises(normcache.CacheMiss) as miss:
             rules_cache.read(op, partial=True)
-    assert miss.value.missing == [["hero", "friends", 1]]
+    assert miss.value.paths == [["hero", "friends", 1]]
+    assert miss.value.missing == [normcache.Missing(["hero", "friends", 1], "absent", "Droid:2001")]
     assert miss.value.data == {"hero": {"name": "Luke Skywalker", "friends": [{"name": "Han Solo"}, None]}}
 
 
@@ -406,16 +407,22 @@ def test_field_policies_resolve_straight_to_records(cache_path: Path) -> None:
             assert cache.read(op, {"id": "3000"}) == {"droid": {"name": "BB-8"}}
             with pytest.raises(normcache.CacheMiss) as miss:
                 cache.read(op, {"id": "9"})
-            assert miss.value.missing == [["droid"]]
+            assert miss.value.paths == [["droid"]]
+            assert miss.value.missing == [normcache.Missing(["droid"], "absent", "Droid:9")]
 
 
 def test_cache_miss_is_an_answer_not_an_error() -> None:
     assert issubclass(normcache.CacheMiss, Exception)
     assert not issubclass(normcache.CacheMiss, normcache.Error)
-    miss = normcache.CacheMiss([["hero", "friends", 2]], {"hero": None})
-    assert "hero.friends.2" in str(miss)
+    entries = [
+        normcache.Missing(["hero", "friends", 2], "absent", "Droid:2001"),
+        normcache.Missing(["hero", "name"], "stale", "Human:1000", "name", written_at=10, expired_at=70),
+    ]
+    miss = normcache.CacheMiss(entries, {"hero": None})
+    assert str(miss) == "the cache lacks 2 part(s) of the data: hero.friends.2 (absent), hero.name (stale)"
+    assert miss.paths == [["hero", "friends", 2], ["hero", "name"]]
     copy = pickle.loads(pickle.dumps(miss))
-    assert (copy.missing, copy.data) == ([["hero", "friends", 2]], {"hero": None})
+    assert (copy.missing, copy.paths, copy.data) == (entries, miss.paths, {"hero": None})
 
 
 def test_a_stored_null_in_a_non_null_position_is_a_data_error(cache_path: Path) -> None:
@@ -883,7 +890,10 @@ def test_the_library_refuses_unknown_read_flags(cache: normcache.Cache) -> None:
             _library.lib.normcache_read, cache._live_handle(), op._live_handle(), None, 0, _library.READ_PARTIAL
         )
     assert status == _library.MISS
-    assert json.loads(answer) == {"data": {"a": None}, "missing": [["a"]]}
+    assert json.loads(answer) == {
+        "data": {"a": None},
+        "missing": [{"path": ["a"], "reason": "absent", "record": "QUERY_ROOT", "field": "a"}],
+    }
 
 
 def test_a_failed_prepare_leaves_no_operation(cache: normcache.Cache) -> None:
@@ -910,7 +920,7 @@ def test_fragments_write_and_read_one_object_at_its_key(cache: normcache.Cache) 
         assert cache.read_fragment(fragment, "Dog:1") == {"name": "Rex", "owner": {"id": "7", "name": "Ann"}}
         with pytest.raises(normcache.CacheMiss) as miss:
             cache.read_fragment(fragment, "Dog:2", partial=True)
-        assert miss.value.missing == [[]]
+        assert miss.value.paths == [[]]
         assert miss.value.data is None
         with pytest.raises(normcache.InvalidArgumentError):
             cache.read(fragment)

@@ -45,7 +45,8 @@ def test_a_removed_root_entry_misses_at_its_path(cache: normcache.Cache) -> None
         assert cache.remove_field("QUERY_ROOT", "feed(first:10)") is True
         with pytest.raises(normcache.CacheMiss) as miss:
             cache.read(op)
-        assert miss.value.missing == [["feed"]]
+        assert miss.value.paths == [["feed"]]
+        assert miss.value.missing == [normcache.Missing(["feed"], "absent", "QUERY_ROOT", "feed(first:10)")]
         with pytest.raises(normcache.CacheMiss) as partial:
             cache.read(op, partial=True)
         assert partial.value.data == {"feed": None, "viewer": {"name": "Ann"}}

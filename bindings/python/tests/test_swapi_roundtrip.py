@@ -652,11 +652,11 @@ def test_a_field_never_written_is_missed_at_its_path(corpus: Corpus, tmp_path: P
         with cache.prepare("{ person(personID: 4) { name gender birthYear homeworld { name } } }") as op:
             with pytest.raises(normcache.CacheMiss) as miss:
                 cache.read(op)
-            assert miss.value.missing == [["person", "birthYear"]]
+            assert miss.value.paths == [["person", "birthYear"]]
             assert miss.value.data is None
             with pytest.raises(normcache.CacheMiss) as partial:
                 cache.read(op, partial=True)
-            assert partial.value.missing == [["person", "birthYear"]]
+            assert partial.value.paths == [["person", "birthYear"]]
             assert partial.value.data == {
                 "person": {
                     "name": "Darth Vader",
@@ -675,13 +675,13 @@ def test_a_page_never_written_is_missed_at_its_path(corpus: Corpus, tmp_path: Pa
         with cache.prepare(query) as op:
             with pytest.raises(normcache.CacheMiss) as miss:
                 cache.read(op)
-        assert sorted(map(json.dumps, miss.value.missing)) == sorted(
+        assert sorted(map(json.dumps, miss.value.paths)) == sorted(
             map(json.dumps, [["allStarships", "totalCount"], ["allPeople"]])
         )
         with cache.prepare("{ allStarships(first: 8) { edges { node { name } } } }") as op:
             with pytest.raises(normcache.CacheMiss) as miss:
                 cache.read(op)
-        assert miss.value.missing == [["allStarships"]]
+        assert miss.value.paths == [["allStarships"]]
 
 
 # --- the repository's own corpus: what SWAPI's examples do not exercise -------------------
@@ -780,10 +780,10 @@ def test_variables_choose_what_is_read(tmp_path: Path) -> None:
             # Another page, and heights in another unit, were never written.
             with pytest.raises(normcache.CacheMiss) as page:
                 cache.read(op, {**given, "after": _cursor(5)})
-            assert page.value.missing == [["allStarships"]]
+            assert page.value.paths == [["allStarships"]]
             with pytest.raises(normcache.CacheMiss) as unit:
                 cache.read(op, {**given, "unit": "METER"})
-            assert unit.value.missing == [
+            assert unit.value.paths == [
                 ["allStarships", "edges", 0, "node", "pilotConnection", "pilots", pilot, "height"] for pilot in range(3)
             ] + [
                 ["allStarships", "edges", 1, "node", "pilotConnection", "pilots", pilot, "height"] for pilot in range(2)
