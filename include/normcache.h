@@ -846,9 +846,11 @@ typedef int64_t (*normcache_clock)(void *context);
  * Writes stamp fields with the clock's time and reads judge freshness by it, so a test
  * can read data "31 minutes later" without waiting. `clock` is called with `context`
  * at most once per call on the handle, outside every lock of the library, from the
- * thread making the call; it must not fail. A time below 0 fails the call that asked
- * for it with NORMCACHE_ECALLBACK. NULL brings back the system clock. The clock
- * belongs to this handle: other handles on the same file keep theirs.
+ * thread making the call. A clock that cannot answer says why with
+ * normcache_callback_error (and returns anything): the call that asked for the time
+ * fails with NORMCACHE_ECALLBACK, "the cache's clock failed: <reason>". A time below 0
+ * fails it too. NULL brings back the system clock. The clock belongs to this handle:
+ * other handles on the same file keep theirs.
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle).
  */

@@ -18,16 +18,17 @@ enum CallbackFailure {
         return key
     }()
 
-    /// Runs `callback` inside a new frame; returns its status and the reason it gave.
-    static func run(_ callback: () -> Int32) -> (status: Int32, reason: String?) {
+    /// Runs `callback` inside a new frame; returns what it returned (a status, a time)
+    /// and the reason it gave.
+    static func run<Value>(_ callback: () -> Value) -> (value: Value, reason: String?) {
         var frame = Frame()
         let outer = pthread_getspecific(key)
-        let status = withUnsafeMutablePointer(to: &frame) { pointer in
+        let value = withUnsafeMutablePointer(to: &frame) { pointer in
             pthread_setspecific(key, pointer)
             defer { pthread_setspecific(key, outer) }
             return callback()
         }
-        return (status, frame.reason)
+        return (value, frame.reason)
     }
 
     /// Gives the running callback's reason (empty: none); false outside callbacks.

@@ -8,7 +8,13 @@ private struct CallbackClock: @unchecked Sendable {
     let clock: normcache_clock
     let context: UnsafeMutableRawPointer?
 
-    func now() -> Int64 { clock(context) }
+    /// The clock's time; `.callback` with the reason it gave through
+    /// `normcache_callback_error`, if it gave one.
+    func now() throws(NormCacheError) -> Int64 {
+        let (time, reason) = CallbackFailure.run { clock(context) }
+        if let reason { throw NormCacheError(.callback, "the cache's clock failed: \(reason)") }
+        return time
+    }
 }
 
 @c @implementation
@@ -20,7 +26,7 @@ public func normcache_set_clock(_ cache: OpaquePointer?, _ clock: normcache_cloc
             return NORMCACHE_OK
         }
         let source = CallbackClock(clock: clock, context: context)
-        open.setClock { source.now() }
+        open.setFailableClock { () throws(NormCacheError) -> Int64 in try source.now() }
         return NORMCACHE_OK
     }
 }

@@ -63,6 +63,16 @@ public final class NormalizedCache: @unchecked Sendable {
     /// clock. A testing aid: with a clock it sets, a test reads data "31 minutes later"
     /// without waiting. A time below 0 fails the call that asked for it (`.callback`).
     public func setClock(_ clock: (@Sendable () -> Int64)?) {
+        guard let clock else {
+            self.clock.set(nil)
+            return
+        }
+        self.clock.set { () throws(NormCacheError) -> Int64 in clock() }
+    }
+
+    /// `setClock` with a clock that may fail (the C interface's, whose callback can say
+    /// why through `normcache_callback_error`): its error fails the call that asked.
+    package func setFailableClock(_ clock: (@Sendable () throws(NormCacheError) -> Int64)?) {
         self.clock.set(clock)
     }
 }

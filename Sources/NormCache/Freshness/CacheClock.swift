@@ -5,8 +5,8 @@ import Glibc
 /// (`NormalizedCache.setClock`). A set clock is called outside every lock of the cache,
 /// so it may take its own.
 final class CacheClock: @unchecked Sendable {
-    /// A clock: seconds since 1970.
-    typealias Source = @Sendable () -> Int64
+    /// A clock: seconds since 1970, or the error that says why it has no answer.
+    typealias Source = @Sendable () throws(NormCacheError) -> Int64
 
     private let lock = Mutex()
     private var source: Source?
@@ -26,10 +26,11 @@ final class CacheClock: @unchecked Sendable {
         withExtendedLifetime(replaced) {}
     }
 
-    /// The time now; `.callback` when a set clock answers a time before 1970.
+    /// The time now; `.callback` when a set clock answers a time before 1970 (or the
+    /// error it throws).
     func now() throws(NormCacheError) -> UInt64 {
         guard let source = lock.withLock({ source }) else { return Self.systemTime() }
-        let time = source()
+        let time = try source()
         guard time >= 0 else {
             throw NormCacheError(.callback, "the cache's clock answered \(time): a clock answers seconds since 1970, not below 0")
         }
