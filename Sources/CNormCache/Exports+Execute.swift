@@ -127,7 +127,8 @@ extension Boundary {
         clear(outJSON, outLength)
         return run { () throws(NormCacheError) in
             try allow(outJSON, outLength, "out_json")
-            let executeOptions = try ExecuteOptions(options)
+            var executeOptions = try ExecuteOptions(options)
+            executeOptions.rendersJSON = true
             let open = try caches.object(cache)
             let callback = fetch.map { FetchCallback(fetch: $0, context: fetchContext) }
             let result = try body(open, executeOptions, { (request) throws(NormCacheError) -> FetchReply in
@@ -137,14 +138,16 @@ extension Boundary {
                 return try callback.call(request)
             }, { result in
                 guard let onResult else { return }
-                let json = result.json
-                json.withUnsafeBufferPointer { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { text in
-                        onResult(resultContext, status(result.read.status), text.baseAddress, text.count)
-                    }
+                // A result the library cannot render (out of memory) is not delivered.
+                _ = try? result.withJSON { (json) throws(NormCacheError) in
+                    onResult(resultContext, status(result.read.status), json.baseAddress?.assumingMemoryBound(to: CChar.self), json.count)
                 }
             })
-            try output(result.json, outJSON, outLength)
+            if let outJSON, let outLength {
+                let block = try result.jsonBlock()
+                outJSON.pointee = block.block.assumingMemoryBound(to: CChar.self)
+                outLength.pointee = block.count
+            }
             return status(result.read.status)
         }
     }

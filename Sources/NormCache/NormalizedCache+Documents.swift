@@ -120,7 +120,7 @@ struct DocumentTarget: ExecutionTarget {
 
     var request: FetchRequest { FetchRequest(document: "", operationName: nil, variables: [], key: key) }
 
-    func cacheResult(maxStale: UInt64?) throws(NormCacheError) -> ExecutionResult {
+    func cacheResult(maxStale: UInt64?, rendering: Bool) throws(NormCacheError) -> ExecutionResult {
         ExecutionResult(source: .cache, read: try cache.document(key, options: ReadOptions(maxStale: maxStale, reportingFreshness: true)))
     }
 

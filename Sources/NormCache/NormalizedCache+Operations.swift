@@ -156,16 +156,19 @@ extension NormalizedCache {
                      options: ReadOptions) throws(NormCacheError) -> (SelectionContext, FreshnessCheck) {
         let maxAgeRules = rules.current.maxAgeRules
         let context = try operation.context(variables: variables, maxAgeRules: maxAgeRules)
+        let rootTypes = operation.schema.map { schema in [OperationKind.query, .mutation, .subscription].compactMap { schema.rootTypes[$0] } }
         let freshness = FreshnessCheck(now: try clock.now(), maxStale: options.maxStale, rules: maxAgeRules,
-                                       reports: options.reportingFreshness, ignoresExpiry: options.ignoringFreshness)
+                                       reports: options.reportingFreshness, ignoresExpiry: options.ignoringFreshness,
+                                       rootTypes: rootTypes ?? ["Query", "Mutation", "Subscription"])
         return (context, freshness)
     }
 
     /// Reads the object at record `key` through `operation` within `txn` (a read's, or a
     /// write's that reads back what it wrote) and hands the reader to `finish`.
     func read<R>(_ operation: PreparedOperation, at key: String, in txn: StoreTransaction, context: SelectionContext,
-                 freshness: FreshnessCheck, _ finish: (inout Reader) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
-        var reader = Reader(context: context, txn: txn, freshness: freshness, expectedBytes: operation.outputSizeHint)
+                 freshness: FreshnessCheck, prefix: StaticString? = nil,
+                 _ finish: (inout Reader) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+        var reader = Reader(context: context, txn: txn, freshness: freshness, expectedBytes: operation.outputSizeHint, prefix: prefix)
         try reader.read(rootKey: key, rootType: operation.rootType, plan: operation.plan, isOperationRoot: operation.rootKey != nil)
         try reader.out.check(while: "writing the data of a read")
         operation.outputSizeHint = reader.out.count
@@ -173,7 +176,7 @@ extension NormalizedCache {
     }
 
     /// How a read went, from what its reader noted.
-    private static func status(of reader: borrowing Reader) -> ReadResult.Status {
+    static func status(of reader: borrowing Reader) -> ReadResult.Status {
         if !reader.missing.isEmpty { return .miss }
         return reader.stale.isEmpty ? .complete : .stale
     }

@@ -28,7 +28,7 @@ struct BenchOptions {
     var python = "python3"
 
     /// Every workload, in the order of the issue.
-    static let allWorkloads = ["feed", "swapi", "large", "groups", "small-writes", "concurrency", "scale"]
+    static let allWorkloads = ["feed", "freshness", "swapi", "large", "groups", "small-writes", "concurrency", "scale"]
 
     /// A run of seconds that exercises every workload: tiny sizes, few runs.
     static var smoke: BenchOptions {

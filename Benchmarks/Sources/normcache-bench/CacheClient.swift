@@ -4,7 +4,7 @@ import Glibc
 /// A cache opened through the C interface, as a C program uses it: every call is a
 /// `normcache_*` function, every output buffer is released with `normcache_free`.
 final class CacheClient {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     /// The cache file.
     let path: String
 

@@ -16,6 +16,7 @@ func runHarness() -> Int32 {
         let workloads: [String: () throws -> Void] = [
             "feed": bench.runFeed, "swapi": bench.runSwapi, "large": bench.runLarge, "groups": bench.runGroups,
             "small-writes": bench.runSmallWrites, "concurrency": bench.runConcurrency, "scale": bench.runScale,
+            "freshness": bench.runFreshness,
         ]
         for name in options.workloads {
             bench.progress("== \(name)")

@@ -14,8 +14,22 @@ extension ByteBuffer {
     /// `{"data":...,"missing":[...],"stale":[...],"oldestWrittenAt":n|null,"earliestExpiry":n|null}`.
     mutating func appendResult(data: UnsafeRawBufferPointer?, missing: [FieldReport], stale: [FieldReport],
                                oldestWrittenAt: UInt64?, earliestExpiry: UInt64?) {
-        append(#"{"data":"#)
+        append(UInt8(ascii: "{"))
+        appendResultMembers(data: data, missing: missing, stale: stale, oldestWrittenAt: oldestWrittenAt, earliestExpiry: earliestExpiry)
+        append(UInt8(ascii: "}"))
+    }
+
+    /// The members of `appendResult`'s object, without its braces.
+    mutating func appendResultMembers(data: UnsafeRawBufferPointer?, missing: [FieldReport], stale: [FieldReport],
+                                      oldestWrittenAt: UInt64?, earliestExpiry: UInt64?) {
+        append(#""data":"#)
         if let data { append(data) } else { append("null") }
+        appendResultMembers(afterData: missing, stale: stale, oldestWrittenAt: oldestWrittenAt, earliestExpiry: earliestExpiry)
+    }
+
+    /// The members of `appendResult`'s object after its `data`, each with its comma.
+    mutating func appendResultMembers(afterData missing: [FieldReport], stale: [FieldReport],
+                                      oldestWrittenAt: UInt64?, earliestExpiry: UInt64?) {
         append(#","missing":"#)
         appendJSON(missing)
         append(#","stale":"#)
@@ -24,20 +38,25 @@ extension ByteBuffer {
         appendNumber(oldestWrittenAt)
         append(#","earliestExpiry":"#)
         appendNumber(earliestExpiry)
-        append(UInt8(ascii: "}"))
     }
 
     /// `appendResult` of a `ReadResult`.
     mutating func appendResult(_ result: ReadResult) {
-        let data = result.data
-        guard let data else {
-            appendResult(data: nil, missing: result.missing, stale: result.stale, oldestWrittenAt: result.oldestWrittenAt,
-                         earliestExpiry: result.earliestExpiry)
+        append(UInt8(ascii: "{"))
+        appendResultMembers(result)
+        append(UInt8(ascii: "}"))
+    }
+
+    /// `appendResultMembers` of a `ReadResult`.
+    mutating func appendResultMembers(_ result: ReadResult) {
+        guard let data = result.data else {
+            appendResultMembers(data: nil, missing: result.missing, stale: result.stale, oldestWrittenAt: result.oldestWrittenAt,
+                                earliestExpiry: result.earliestExpiry)
             return
         }
         data.withUnsafeBytes { bytes in
-            appendResult(data: bytes, missing: result.missing, stale: result.stale, oldestWrittenAt: result.oldestWrittenAt,
-                         earliestExpiry: result.earliestExpiry)
+            appendResultMembers(data: bytes, missing: result.missing, stale: result.stale, oldestWrittenAt: result.oldestWrittenAt,
+                                earliestExpiry: result.earliestExpiry)
         }
     }
 

@@ -42,8 +42,9 @@ struct Reader: ~Copyable {
     private var records = RecordCache()
     /// How records are found in the transaction.
     private var lookup: RecordLookup
-    /// Whether field policies or max-age rules make the fields of an object depend on
-    /// its typename.
+    /// Whether field policies make the fields of an object depend on its typename (max-age
+    /// rules do for an object whose declared type is abstract: its concrete type's rules
+    /// come first).
     private let needsTypename: Bool
 
     /// The deepest data a read returns (the JSON limit of what reads it back).
@@ -51,13 +52,17 @@ struct Reader: ~Copyable {
     /// The largest data a read returns.
     static let maximumOutput = 1 << 30
 
-    init(context: SelectionContext, txn: StoreTransaction, freshness: FreshnessCheck, expectedBytes: Int = 0) {
+    /// A reader whose output starts with `prefix` (the opening of a result that wraps the
+    /// data, so that the data is written in place), with room for `expectedBytes`.
+    init(context: SelectionContext, txn: StoreTransaction, freshness: FreshnessCheck, expectedBytes: Int = 0,
+         prefix: StaticString? = nil) {
         self.context = context
         self.txn = txn
         self.freshness = freshness
         lookup = RecordLookup(txn)
-        needsTypename = !context.keyRules.fieldPolicies.isEmpty || freshness.hasRules
-        out = ByteBuffer(capacity: Swift.min(expectedBytes, Self.maximumOutput))
+        needsTypename = !context.keyRules.fieldPolicies.isEmpty
+        out = ByteBuffer(capacity: Swift.min(expectedBytes, Self.maximumOutput) + (prefix?.utf8CodeUnitCount ?? 0))
+        if let prefix { out.append(UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)) }
     }
 
     /// Reads the record `rootKey` of type `rootType` through `plan` as the data object:
@@ -88,7 +93,8 @@ struct Reader: ~Copyable {
             return
         }
         var typename: UnsafeRawBufferPointer?
-        if plan._withUnsafeGuaranteedRef(\.hasTypeConditions) || needsTypename {
+        if plan._withUnsafeGuaranteedRef(\.hasTypeConditions) || needsTypename
+            || (freshness.needsTypenames && !context.shapes.isObjectType(declaredType, schema: context.schema)) {
             typename = try record.flatMap { (record) throws(NormCacheError) in try storedTypename(record, key) }
                 ?? context.shapes.fallbackTypename(declaredType, rootTyped: rootTyped, schema: context.schema)
         }
@@ -129,16 +135,16 @@ struct Reader: ~Copyable {
                     out.append("null")
                 }
             } else if field.pointee.policy >= 0, let plan = field.pointee.plan {
-                let fieldMaxAge = freshness.hasRules ? freshness.rules.resolve(field.pointee.maxAgeRule, parent: maxAge, isRootField: isRoot) : maxAge
+                let fieldMaxAge = freshness.hasRules ? freshness.maxAge(field.pointee.maxAgeRule, parent: maxAge, isRootField: isRoot) : maxAge
                 try resolved(shape.policyKeys[Int(field.pointee.policy)], plan: plan, field: field, maxAge: fieldMaxAge)
             } else if let first = stored.baseAddress {
                 var fieldMaxAge = maxAge
                 let fieldMetadata = metadata[frame + Int(index)]
                 if freshness.needsJudging(fieldMetadata) {
                     if freshness.hasRules {
-                        fieldMaxAge = freshness.rules.resolve(field.pointee.maxAgeRule, parent: maxAge, isRootField: isRoot)
+                        fieldMaxAge = freshness.maxAge(field.pointee.maxAgeRule, parent: maxAge, isRootField: isRoot)
                     }
-                    guard try judge(fieldMetadata, maxAge: fieldMaxAge, record: key, field: field) else {
+                    guard try isUsable(fieldMetadata, maxAge: fieldMaxAge, record: key, field: field) else {
                         out.append("null")
                         continue
                     }
@@ -185,6 +191,25 @@ struct Reader: ~Copyable {
             values[frame + index] = entry.value
             metadata[frame + index] = entry.metadata
         }
+    }
+
+    /// Whether the stored field `field` (metadata bytes `metadata`, max age `maxAge`) can
+    /// be returned: a plain written-at time that is fresh is settled here, in a few
+    /// instructions; anything else by `judge`.
+    @inline(__always)
+    private mutating func isUsable(_ metadata: UnsafeRawBufferPointer, maxAge: UInt32, record: UnsafeRawBufferPointer,
+                                   field: UnsafeMutablePointer<ObjectShape.Field>) throws(NormCacheError) -> Bool {
+        if let writtenAt = FieldMetadata.plainTime(metadata) {
+            let expiry = maxAge == MaxAgeRules.forever ? UInt64.max : writtenAt &+ UInt64(maxAge)
+            if freshness.now < expiry {
+                if freshness.reports {
+                    oldestWrittenAt = Swift.min(oldestWrittenAt, writtenAt)
+                    earliestExpiry = Swift.min(earliestExpiry, expiry)
+                }
+                return true
+            }
+        }
+        return try judge(metadata, maxAge: maxAge, record: record, field: field)
     }
 
     /// Judges the stored field `field` of the record `record`, of metadata bytes

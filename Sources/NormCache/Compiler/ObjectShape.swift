@@ -273,6 +273,8 @@ final class ShapeMemo {
     private var typeIDs: [String: Int32] = [:]
     /// Type names by id as bytes that stay put while the memo lives.
     private var typeNameBytes: [UnsafeRawBufferPointer] = []
+    /// Whether each type id is an object type, as far as asked (`isObjectType`).
+    private var objectTypes: [Bool?] = []
     /// Response keys by id.
     private(set) var responseKeys: [String] = []
     private var keyIDs: [String: Int32] = [:]
@@ -303,6 +305,17 @@ final class ShapeMemo {
         let length = bytes.count
         typeNameBytes.append(UnsafeRawBufferPointer(start: bytes.takeBlock().start, count: length))
         return Int32(typeNames.count - 1)
+    }
+
+    /// Whether the type with id `id` is an object type (the schema says so), so that an
+    /// object of it needs no typename to know its type; remembered per id.
+    func isObjectType(_ id: Int32, schema: Schema?) -> Bool {
+        guard id >= 0, let schema else { return false }
+        while objectTypes.count <= Int(id) { objectTypes.append(nil) }
+        if let known = objectTypes[Int(id)] { return known }
+        let answer = schema.type(named: typeNames[Int(id)])?.kind == .object
+        objectTypes[Int(id)] = answer
+        return answer
     }
 
     /// The typename of an object whose record or response gives none: for an operation

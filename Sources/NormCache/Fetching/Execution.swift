@@ -6,8 +6,9 @@ protocol ExecutionTarget {
     var isMutation: Bool { get }
     /// What the fetch is asked.
     var request: FetchRequest { get }
-    /// The cache's answer, stale data allowed within `maxStale`, with its times.
-    func cacheResult(maxStale: UInt64?) throws(NormCacheError) -> ExecutionResult
+    /// The cache's answer, stale data allowed within `maxStale`, with its times; when
+    /// `rendering`, rendered for the C interface (`RenderedResult`) if the target can.
+    func cacheResult(maxStale: UInt64?, rendering: Bool) throws(NormCacheError) -> ExecutionResult
     /// The network's answer `reply` as the cache holds it: written when `writing` (and
     /// the reply allows it), else read back from a dropped transaction.
     func networkResult(_ reply: FetchReply, writing: Bool) throws(NormCacheError) -> ExecutionResult
@@ -38,7 +39,7 @@ struct Execution<Target: ExecutionTarget> {
         let behavior = FetchBehavior(options.policy, isMutation: target.isMutation)
         var cached: ExecutionResult?
         if behavior.cacheRead == .first {
-            let result = try target.cacheResult(maxStale: options.maxStale)
+            let result = try target.cacheResult(maxStale: options.maxStale, rendering: options.rendersJSON)
             guard behavior.fetches(after: result.read.status) else {
                 deliver(result)
                 return result
@@ -53,7 +54,7 @@ struct Execution<Target: ExecutionTarget> {
             last = try target.networkResult(fetch(target.request), writing: behavior.writes)
         } catch where error.code == .fetch {
             if cached == nil, behavior.cacheRead == .onNetworkFailure {
-                let result = try target.cacheResult(maxStale: options.maxStale)
+                let result = try target.cacheResult(maxStale: options.maxStale, rendering: options.rendersJSON)
                 if result.read.status != .miss { cached = result }
             }
             guard let fallback = cached else { throw error }
@@ -98,9 +99,29 @@ struct OperationTarget: ExecutionTarget {
                      variables: variables.isEmpty ? Array("{}".utf8) : Array(variables), key: nil)
     }
 
-    func cacheResult(maxStale: UInt64?) throws(NormCacheError) -> ExecutionResult {
-        let read = try cache.read(operation, variables: variables, options: ReadOptions(maxStale: maxStale, reportingFreshness: true))
-        return ExecutionResult(source: .cache, read: read)
+    func cacheResult(maxStale: UInt64?, rendering: Bool) throws(NormCacheError) -> ExecutionResult {
+        let options = ReadOptions(maxStale: maxStale, reportingFreshness: true)
+        guard rendering else { return ExecutionResult(source: .cache, read: try cache.read(operation, variables: variables, options: options)) }
+        let (context, freshness) = try cache.readContext(operation, variables: variables, options: options)
+        return try cache.store.read { (txn) throws(NormCacheError) -> ExecutionResult in
+            try cache.read(operation, at: rootKey, in: txn, context: context, freshness: freshness, prefix: RenderedResult.prefix) {
+                (reader) throws(NormCacheError) -> ExecutionResult in
+                let status = NormalizedCache.status(of: reader)
+                if status == .miss {
+                    reader.out.truncate(to: RenderedResult.prefix.utf8CodeUnitCount)
+                    reader.out.append("null")
+                }
+                let oldest = reader.oldestWrittenAt == .max ? nil : reader.oldestWrittenAt
+                let earliest = reader.earliestExpiry == .max ? nil : reader.earliestExpiry
+                reader.out.appendResultMembers(afterData: reader.missing, stale: reader.stale, oldestWrittenAt: oldest, earliestExpiry: earliest)
+                try reader.out.check(while: "writing the result of execute")
+                let read = ReadResult(status: status, data: nil, missing: reader.missing, stale: reader.stale,
+                                      oldestWrittenAt: oldest, earliestExpiry: earliest)
+                var result = ExecutionResult(source: .cache, read: read)
+                result.rendered = RenderedResult(reader.out.takeAll())
+                return result
+            }
+        }
     }
 
     func networkResult(_ reply: FetchReply, writing: Bool) throws(NormCacheError) -> ExecutionResult {

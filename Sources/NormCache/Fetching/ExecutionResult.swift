@@ -18,6 +18,8 @@ public struct ExecutionResult: Equatable, Sendable {
     public var errors: [UInt8]?
     /// Why the fetch failed, when cached data stands in for the network's.
     public var fetchError: String?
+    /// For the C interface, a cache hit rendered in place (`read.data` is then nil).
+    var rendered: RenderedResult?
 
     /// A result of every part.
     public init(source: Source, read: ReadResult, errors: [UInt8]? = nil, fetchError: String? = nil) {
@@ -36,10 +38,12 @@ extension ByteBuffer {
         append(#"{"source":"#)
         appendQuoted(result.source.rawValue.utf8)
         append(UInt8(ascii: ","))
-        var read = ByteBuffer()
-        read.appendResult(result.read)
-        // The read's members, after its opening brace.
-        append(UnsafeRawBufferPointer(rebasing: read.bytes.dropFirst().dropLast()))
+        appendResultMembers(result.read)
+        appendTail(of: result)
+    }
+
+    /// The closing members of a result of `execute`: `errors`, `fetchError` and the brace.
+    mutating func appendTail(of result: ExecutionResult) {
         append(#","errors":"#)
         if let errors = result.errors { append(contentsOf: errors) } else { append("null") }
         append(#","fetchError":"#)
@@ -49,10 +53,23 @@ extension ByteBuffer {
 }
 
 extension ExecutionResult {
-    /// The result as the C interface hands it over (`ByteBuffer.appendJSON(_:)`).
-    package var json: [UInt8] {
-        var out = ByteBuffer()
+    /// Runs `body` with the result as the C interface hands it over
+    /// (`ByteBuffer.appendJSON(_:)`), borrowed for the call.
+    package func withJSON<R>(_ body: (UnsafeRawBufferPointer) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+        if let rendered { return try rendered.withJSON(tail: { $0.appendTail(of: self) }, body) }
+        var out = ByteBuffer(capacity: (read.data?.count ?? 0) + 256)
         out.appendJSON(self)
-        return out.array
+        try out.check(while: "writing the result of execute")
+        return try body(out.bytes)
+    }
+
+    /// The result as the C interface hands it over: one malloc'd, NUL-terminated block
+    /// that the caller releases with `free`.
+    package func jsonBlock() throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int) {
+        if let rendered { return try rendered.takeBlock(tail: { $0.appendTail(of: self) }) }
+        var out = ByteBuffer(capacity: (read.data?.count ?? 0) + 256)
+        out.appendJSON(self)
+        let block = try out.takeBlock(while: "writing the result of execute")
+        return (block.start, block.count)
     }
 }

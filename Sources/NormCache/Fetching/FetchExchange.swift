@@ -37,6 +37,9 @@ public struct ExecuteOptions: Equatable, Sendable {
     public var maxStale: UInt64?
     /// What a response with GraphQL `errors` does.
     public var errorPolicy: ErrorPolicy
+    /// Cached results are rendered for the C interface in place (`RenderedResult`),
+    /// their `read.data` left nil.
+    package var rendersJSON = false
 
     /// Options of every part; the defaults are cache-first, fresh data only, error policy none.
     public init(policy: FetchPolicy = .cacheFirst, maxStale: UInt64? = nil, errorPolicy: ErrorPolicy = .none) {

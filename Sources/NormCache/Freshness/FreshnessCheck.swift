@@ -8,10 +8,11 @@ struct FreshnessCheck {
     let now: UInt64
     /// How long past its expiry a stale field may still be returned; nil: not at all.
     let maxStale: UInt64?
-    /// The max-age rules in force.
-    let rules: MaxAgeRules
     /// Whether any rule applies (else only stored expiries make fields stale).
     let hasRules: Bool
+    /// Whether a rule names a field of a type that is not a root type, so that the
+    /// concrete typename of an object of an abstract (or unknown) declared type matters.
+    let needsTypenames: Bool
     /// Whether the read reports the oldest written-at time and the earliest expiry, so
     /// that every field's time is decoded.
     let reports: Bool
@@ -20,12 +21,13 @@ struct FreshnessCheck {
     /// Whether every field counts as fresh (times are still reported).
     let ignoresExpiry: Bool
 
-    /// A check at `now` under `rules`; with `ignoresExpiry`, one that finds every field
+    /// A check at `now` under `rules` (of which it keeps what reads need); with `ignoresExpiry`, one that finds every field
     /// fresh (data just written, or a watcher's re-read).
-    init(now: UInt64, maxStale: UInt64?, rules: MaxAgeRules, reports: Bool, ignoresExpiry: Bool = false) {
+    init(now: UInt64, maxStale: UInt64?, rules: MaxAgeRules, reports: Bool, ignoresExpiry: Bool = false,
+         rootTypes: [String] = ["Query", "Mutation", "Subscription"]) {
         self.now = now
         self.maxStale = maxStale
-        self.rules = rules
+        needsTypenames = rules.hasFieldRules(besides: rootTypes)
         hasRules = !rules.isEmpty
         self.reports = reports
         rootMaxAge = rules.rootMaxAge
@@ -37,6 +39,12 @@ struct FreshnessCheck {
     @inline(__always)
     func needsJudging(_ metadata: UnsafeRawBufferPointer) -> Bool {
         hasRules || reports || metadata.first.map { $0 & FieldMetadata.hasExpiry != 0 } ?? false
+    }
+
+    /// The resolved max age of a field of rule `rule` whose parent field's is `parent`.
+    @inline(__always)
+    func maxAge(_ rule: FieldMaxAgeRule, parent: UInt32, isRootField: Bool) -> UInt32 {
+        MaxAgeRules.resolve(rule, parent: parent, isRootField: isRootField, rootMaxAge: rootMaxAge)
     }
 
     /// The time a field of `metadata` expires with max age `maxAge` (`forever`: none);

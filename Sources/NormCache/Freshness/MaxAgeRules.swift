@@ -48,6 +48,16 @@ struct MaxAgeRules: Equatable, Sendable {
     /// No rule and no default: no field ever expires by rule (reads then skip the age check).
     var isEmpty: Bool { coordinates.isEmpty && defaultMaxAge == nil }
 
+    /// Whether a field coordinate (`Type.field`) names a type other than `rootTypes`: only
+    /// then can an object's concrete typename change a field's rule, so that a read must
+    /// look it up.
+    func hasFieldRules(besides rootTypes: some Collection<String>) -> Bool {
+        coordinates.keys.contains { coordinate in
+            guard let dot = coordinate.firstIndex(of: ".") else { return false }
+            return !rootTypes.contains(String(coordinate[..<dot]))
+        }
+    }
+
     /// The max age of the root object, which its root fields' rules start from.
     var rootMaxAge: UInt32 { defaultMaxAge ?? Self.forever }
 
@@ -76,6 +86,13 @@ struct MaxAgeRules: Equatable, Sendable {
     /// parent field's resolved max age (for a root field, `rootMaxAge`).
     @inline(__always)
     func resolve(_ rule: FieldMaxAgeRule, parent: UInt32, isRootField: Bool) -> UInt32 {
+        Self.resolve(rule, parent: parent, isRootField: isRootField, rootMaxAge: rootMaxAge)
+    }
+
+    /// `resolve` with the root's max age given, for a read's inner loop, which keeps it
+    /// rather than the rules.
+    @inline(__always)
+    static func resolve(_ rule: FieldMaxAgeRule, parent: UInt32, isRootField: Bool, rootMaxAge: UInt32) -> UInt32 {
         let own: UInt32
         switch rule {
         case .seconds(let seconds): own = seconds

@@ -41,20 +41,56 @@ struct FieldMetadata: Equatable {
     }
 
     /// Decodes the metadata bytes of an entry (exactly them), or nil when they are damaged.
+    /// A read decodes one per field it judges: the times are read byte by byte in one
+    /// loop, not through `ByteReader` (whose word-wide path needs eight bytes left).
+    @inline(__always)
     init?(_ bytes: UnsafeRawBufferPointer) {
-        var reader = ByteReader(bytes)
-        guard let flags = reader.readByte(), Self.isValid(flags) else { return nil }
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return nil }
+        let flags = base.load(as: UInt8.self)
+        guard Self.isValid(flags) else { return nil }
+        var position = 1
         writtenAt = 0
         if flags & Self.hasWrittenAt != 0 {
-            guard let time = reader.readVarint() else { return nil }
+            guard let time = Self.varint(bytes, at: &position) else { return nil }
             writtenAt = time
         }
         if flags & Self.hasExpiry != 0 {
-            guard let time = reader.readVarint() else { return nil }
+            guard let time = Self.varint(bytes, at: &position) else { return nil }
             expiresAt = time
         }
         isInvalidated = flags & Self.invalidated != 0
-        guard reader.isAtEnd else { return nil }
+        guard position == bytes.count else { return nil }
+    }
+
+    /// The written-at time of metadata that is a written-at time alone in five varint
+    /// bytes (every time from 1978 to 3058: what this library writes), decoded without a
+    /// loop; nil for any other metadata (then decode it with `init?(_:)`). The fast path
+    /// of a read's freshness check.
+    @inline(__always)
+    static func plainTime(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+        guard bytes.count == 6, let base = bytes.baseAddress, base.load(as: UInt8.self) == hasWrittenAt else { return nil }
+        let low = UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
+        let high = UInt64(base.load(fromByteOffset: 5, as: UInt8.self))
+        // Groups 0-3 continue (bit 7 set), group 4 ends (bit 7 clear).
+        guard low & 0x8080_8080 == 0x8080_8080, high & 0x80 == 0 else { return nil }
+        return (low & 0x7F) | (low >> 8 & 0x7F) << 7 | (low >> 16 & 0x7F) << 14 | (low >> 24 & 0x7F) << 21 | high << 28
+    }
+
+    /// The LEB128 varint at `position` (at most ten bytes, within `bytes`); moves past it.
+    @inline(__always)
+    private static func varint(_ bytes: UnsafeRawBufferPointer, at position: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while position < bytes.count, shift < 70 {
+            let byte = bytes.load(fromByteOffset: position, as: UInt8.self)
+            position &+= 1
+            // The tenth byte holds bit 63 alone: anything more would overflow.
+            guard shift < 63 || byte <= 1 else { return nil }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift &+= 7
+        }
+        return nil
     }
 
     /// Whether `flags` is a flags byte this format knows: no unknown bit, an expiry only

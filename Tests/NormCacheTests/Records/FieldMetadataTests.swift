@@ -29,6 +29,21 @@ import Testing
         #expect(bytes.withUnsafeBytes { FieldMetadata($0) } == metadata)
     }
 
+    @Test(arguments: [
+        ([0x01, 0x80, 0xE2, 0xCF, 0xAA, 0x06], UInt64?.some(1_700_000_000)),
+        ([0x01, 0x80, 0x80, 0x80, 0x80, 0x01], 1 << 28),
+        ([0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F], (1 << 35) - 1),
+        ([0x01, 0x05], nil),
+        ([0x03, 0x80, 0xE2, 0xCF, 0xAA, 0x06], nil),
+        ([0x01, 0x80, 0xE2, 0xCF, 0x2A, 0x06], nil),
+        ([0x01, 0x80, 0xE2, 0xCF, 0xAA, 0x86], nil),
+        ([0x01, 0x80, 0xE2, 0xCF, 0xAA, 0x06, 0x00], nil),
+    ] as [([UInt8], UInt64?)])
+    func aPlainFiveByteTimeIsDecodedWithoutALoop(bytes: [UInt8], time: UInt64?) {
+        #expect(bytes.withUnsafeBytes { FieldMetadata.plainTime($0) } == time)
+        if let time { #expect(bytes.withUnsafeBytes { FieldMetadata($0) } == FieldMetadata(writtenAt: time)) }
+    }
+
     @Test func invalidatedNeedsAnExpiry() {
         #expect(FieldMetadata(writtenAt: 5, isInvalidated: true).isInvalidated == false)
     }

@@ -1,0 +1,64 @@
+import CNormCacheABI
+import Foundation
+
+extension Bench {
+    /// Workload "freshness": what judging freshness costs on the paths users call, at
+    /// each feed size. Three steps interleaved on two caches holding the same feed: the
+    /// plain read (no max-age rules), the read with rules that reach every field
+    /// (`Query.feed` and `Post` 1 hour: each field's age is resolved and checked), and
+    /// `normcache_execute` cache-first answered from the cache (a fetch that must not be
+    /// called). The targets (N=10,000): each within 5 % of the plain read.
+    func runFreshness() throws {
+        for posts in options.feedSizes {
+            let targeted = posts == 10_000
+            let response = Responses.feed(posts: posts)
+            let plainPath = freshPath("freshness-plain.cache")
+            let rulesPath = freshPath("freshness-rules.cache")
+            defer {
+                removeCache(plainPath)
+                removeCache(rulesPath)
+            }
+            let plain = try CacheClient(path: plainPath)
+            try plain.configure(Responses.keyByID)
+            let plainFeed = try plain.prepare(Responses.feedQuery)
+            let ruled = try CacheClient(path: rulesPath)
+            try ruled.configure(Responses.keyByID)
+            try ruled.configure(#"{"maxAges": {"Query.feed": 3600, "Post": 3600}}"#)
+            let ruledFeed = try ruled.prepare(Responses.feedQuery)
+            try response.withUnsafeBytes { bytes in
+                try plain.write(plainFeed, response: bytes)
+                try ruled.write(ruledFeed, response: bytes)
+            }
+            let readBytes = try plain.read(plainFeed)
+            let series = try interleave([
+                { try timed { try plain.read(plainFeed) } },
+                { try timed { try ruled.read(ruledFeed) } },
+                { try timed { try plain.executeFromCache(plainFeed) } },
+            ], label: "freshness N=\(posts)")
+            let target: Target? = targeted ? Target(kind: .ratioAtMost, bound: 1.05) : nil
+            add(Figure(workload: "freshness", measure: "read with max-age rules N=\(posts)", normcache: series[1],
+                       objects: 2 * posts, bytes: readBytes, baselineName: "normcache read without rules", baseline: series[0],
+                       target: target))
+            add(Figure(workload: "freshness", measure: "execute cache_first hit N=\(posts)", normcache: series[2],
+                       objects: 2 * posts, bytes: readBytes, baselineName: "normcache read", baseline: series[0], target: target))
+        }
+    }
+}
+
+extension CacheClient {
+    /// Runs `operation` through `normcache_execute`, cache-first, with a fetch that fails:
+    /// the harness calls it only on data it wrote, so the cache must answer.
+    func executeFromCache(_ operation: PreparedOperation) throws {
+        var options = normcache_execute_options(size: MemoryLayout<normcache_execute_options>.size,
+                                                policy: Int32(NORMCACHE_CACHE_FIRST.rawValue), error_policy: 0, max_stale: -1)
+        let refuse: normcache_fetch = { _, _, reply in
+            let message = "the harness's cache-first execute went to the network"
+            return normcache_fetch_reply_error(reply, message, strlen(message))
+        }
+        var buffer: UnsafeMutablePointer<CChar>?
+        var length = 0
+        let code = normcache_execute(handle, operation.pointer, nil, 0, &options, refuse, nil, nil, nil, &buffer, &length)
+        normcache_free(buffer)
+        try Self.check(code, "normcache_execute")
+    }
+}
