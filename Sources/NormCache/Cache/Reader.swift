@@ -61,7 +61,8 @@ struct Reader: ~Copyable {
         self.freshness = freshness
         lookup = RecordLookup(txn)
         needsTypename = !context.keyRules.fieldPolicies.isEmpty
-        out = ByteBuffer(capacity: Swift.min(expectedBytes, Self.maximumOutput) + (prefix?.utf8CodeUnitCount ?? 0))
+        // With a prefix, room for the members that follow the data too (see `RenderedResult`).
+        out = ByteBuffer(capacity: Swift.min(expectedBytes, Self.maximumOutput) + (prefix.map { $0.utf8CodeUnitCount + 512 } ?? 0))
         if let prefix { out.append(UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)) }
     }
 
