@@ -30,13 +30,33 @@ headers. A stale field is a miss, unless the read allows max_stale seconds of st
     cache.invalidate("Article:7")                      # 5: its fields are stale now, not deleted
     cache.set_clock(lambda: fake_now)                  # a test's clock, seconds since 1970
 
+execute runs an operation the way a client does: it reads the cache and calls your fetch
+as the fetch policy says, writes what the network answers, and returns the result:
+
+    def fetch(request):                                # a FetchRequest: document, variables, ...
+        body = json.dumps(request.payload()).encode()  # {"query": ..., "variables": ...}
+        post = urllib.request.Request(url, body, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(post) as reply:
+            return reply.read(), reply.headers          # or FetchReply(body, headers, max_age)
+    result = cache.execute(op, {"n": 10}, fetch=fetch, policy="cache_first")
+    result.source, result.data                         # "network" then "cache"; the selection
+    result = await cache.aexecute(op, fetch=async_fetch)   # asyncio: an async fetch (httpx)
+
+Plain JSON documents (REST responses) are kept under a key of yours with a lifetime;
+execute_document runs the same policies for them:
+
+    cache.put_document("GET /me", {"name": "Ada"}, max_age=60)      # True (False: no-store)
+    cache.get_document("GET /me").data                 # {"name": "Ada"}: a ReadResult
+    result = cache.execute_document("GET /articles", fetch=fetch_articles, max_age=1800)
+
 The C++ binding (bindings/cpp/normcache.hpp) has the same error names and the same
 argument order: write(op, response, variables), read(op, variables).
 """
 
 from ._library import lib as _lib
+from ._options import ErrorPolicy, Headers, Policy
 from ._version import __version__
-from .cache import Cache, Durability, Headers
+from .cache import Cache, Durability
 from .clock import Clock
 from .errors import (
     CacheMiss,
@@ -45,6 +65,8 @@ from .errors import (
     DataError,
     DocumentError,
     Error,
+    FetchError,
+    GraphQLError,
     InvalidArgumentError,
     JSONError,
     LibraryLoadError,
@@ -53,6 +75,16 @@ from .errors import (
     ReadOnlyError,
     SchemaError,
     StorageError,
+)
+from .fetching import (
+    AsyncFetch,
+    ExecutionResult,
+    Fetch,
+    FetchAnswer,
+    FetchReply,
+    FetchRequest,
+    OnResult,
+    Source,
 )
 from .freshness import FieldReport, Missing, ReadResult, ReadStatus, Reason, Stale, WriteResult
 from .operation import Operation
@@ -73,6 +105,7 @@ def version_number() -> int:
 
 
 __all__ = [
+    "AsyncFetch",
     "Cache",
     "CacheMiss",
     "CallbackError",
@@ -82,7 +115,15 @@ __all__ = [
     "DocumentError",
     "Durability",
     "Error",
+    "ErrorPolicy",
+    "ExecutionResult",
+    "Fetch",
+    "FetchAnswer",
+    "FetchError",
+    "FetchReply",
+    "FetchRequest",
     "FieldReport",
+    "GraphQLError",
     "Headers",
     "InvalidArgumentError",
     "JSONError",
@@ -91,14 +132,17 @@ __all__ = [
     "LibraryLoadError",
     "Missing",
     "NotACacheError",
+    "OnResult",
     "Operation",
     "OutOfMemoryError",
+    "Policy",
     "ReadOnlyError",
     "ReadResult",
     "ReadStatus",
     "Reason",
     "ResponseObject",
     "SchemaError",
+    "Source",
     "Stale",
     "StorageError",
     "WriteResult",

@@ -33,6 +33,10 @@ NOTSTORED = 4
 EINVAL = -1
 #: NORMCACHE_ECALLBACK, what a failing callback returns.
 ECALLBACK = -7
+#: NORMCACHE_EFETCH: a fetch failed and no cached data stood in (normcache_execute).
+EFETCH = -11
+#: NORMCACHE_EGRAPHQL: a fetched response carried GraphQL errors under the error policy "none".
+EGRAPHQL = -12
 #: NORMCACHE_READ_PARTIAL, the normcache_read flag.
 READ_PARTIAL = 1
 #: NORMCACHE_READ_IGNORE_FRESHNESS, the normcache_read_ex flag: every field counts as fresh.
@@ -79,12 +83,29 @@ class KeyHandle(Handle):
     """normcache_key *: where a key resolver puts its answer."""
 
 
+class ReplyHandle(Handle):
+    """normcache_fetch_reply *: where a fetch callback puts its answer."""
+
+
 #: normcache_key_resolver: (context, typename, typename_len, object, key) -> status.
 KEY_RESOLVER = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, ObjectHandle, KeyHandle)
 #: normcache_destroy: (context) -> None.
 DESTROY = CFUNCTYPE(None, c_void_p)
 #: normcache_clock: (context) -> seconds since 1970.
 CLOCK = CFUNCTYPE(c_int64, c_void_p)
+#: The fetch policies of normcache_execute, by the name the binding gives them
+#: (enum normcache_policy).
+POLICIES = {
+    "cache_first": 0,
+    "cache_only": 1,
+    "network_only": 2,
+    "no_store": 3,
+    "network_first": 4,
+    "cache_and_network": 5,
+    "stale_while_revalidate": 6,
+}
+#: The error policies of normcache_execute, by name (enum normcache_error_policy).
+ERROR_POLICIES = {"none": 0, "ignore": 1, "all": 2}
 
 
 class WriteOptions(Structure):
@@ -123,6 +144,59 @@ class ReadOptions(Structure):
         stale data is a miss)."""
         super().__init__(size=ctypes.sizeof(ReadOptions), flags=flags, max_stale=max_stale)
 
+
+class ExecuteOptions(Structure):
+    """normcache_execute_options: the policy, error policy and max_stale of normcache_execute."""
+
+    _fields_ = [
+        ("size", c_size_t),
+        ("policy", c_int),
+        ("error_policy", c_int),
+        ("max_stale", c_int64),
+    ]
+
+    def __init__(self, policy: int = 0, error_policy: int = 0, max_stale: int = -1) -> None:
+        """Options with a normcache_policy, a normcache_error_policy and `max_stale` (-1:
+        stale data is a miss)."""
+        super().__init__(
+            size=ctypes.sizeof(ExecuteOptions), policy=policy, error_policy=error_policy, max_stale=max_stale
+        )
+
+
+class CFetchRequest(Structure):
+    """normcache_fetch_request: what a fetch callback is asked, valid during its call only.
+    The text members are pointers (c_void_p) read with the length after each, so that a key
+    holding NUL bytes comes through whole."""
+
+    _fields_ = [
+        ("document", c_void_p),
+        ("document_len", c_size_t),
+        ("operation_name", c_void_p),
+        ("operation_name_len", c_size_t),
+        ("variables_json", c_void_p),
+        ("variables_len", c_size_t),
+        ("key", c_void_p),
+        ("key_len", c_size_t),
+    ]
+
+    def text(self, member: str) -> bytes | None:
+        """The bytes of the text member `member` ("document", "operation_name",
+        "variables_json" or "key"), or None when it is absent: NULL, or empty (the request
+        of a document has variables_json non-NULL with length 0; no member is ever
+        empty text otherwise)."""
+        pointer = getattr(self, member)
+        length = getattr(self, "variables_len" if member == "variables_json" else f"{member}_len")
+        return None if pointer is None or length == 0 else ctypes.string_at(pointer, length)
+
+
+#: normcache_fetch: (context, request, reply) -> status.
+FETCH = CFUNCTYPE(c_int, c_void_p, POINTER(CFetchRequest), ReplyHandle)
+#: normcache_result_callback: (context, status, result_json, result_len) -> None.
+RESULT_CALLBACK = CFUNCTYPE(None, c_void_p, c_int, c_void_p, c_size_t)
+
+#: The parameters normcache_execute and normcache_execute_document share after what they
+#: run: options, the fetch and result callbacks with their contexts, and the output.
+_EXECUTE_RUN = [POINTER(ExecuteOptions), FETCH, c_void_p, RESULT_CALLBACK, c_void_p, _BUFFER_OUT, _LENGTH_OUT]
 
 # Every function of normcache.h: name -> (restype, argtypes). Those returning c_int return
 # a status and get the error check that raises on negative codes.
@@ -230,6 +304,21 @@ _PROTOTYPES = {
         c_int,
         [CacheHandle, c_char_p, c_size_t, c_char_p, c_size_t, c_uint, POINTER(c_uint64)],
     ),
+    "normcache_fetch_reply_set": (c_int, [ReplyHandle, c_char_p, c_size_t, POINTER(WriteOptions)]),
+    "normcache_fetch_reply_error": (c_int, [ReplyHandle, c_char_p, c_size_t]),
+    "normcache_execute": (
+        c_int,
+        [CacheHandle, OperationHandle, c_char_p, c_size_t, *_EXECUTE_RUN],
+    ),
+    "normcache_put_document": (
+        c_int,
+        [CacheHandle, c_char_p, c_size_t, c_char_p, c_size_t, POINTER(WriteOptions)],
+    ),
+    "normcache_get_document": (
+        c_int,
+        [CacheHandle, c_char_p, c_size_t, POINTER(ReadOptions), _BUFFER_OUT, _LENGTH_OUT],
+    ),
+    "normcache_execute_document": (c_int, [CacheHandle, c_char_p, c_size_t, *_EXECUTE_RUN]),
 }
 
 #: The exception a callback failed with, per thread, until the call it failed raises.

@@ -10,35 +10,35 @@ response; the bindings put what every call needs first.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 import operator
 import os
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from ctypes import byref, c_uint64
-from typing import Any, Literal, Optional, Protocol, Union
+from typing import Any, Literal, Optional, Union
 
 from ._library import (
-    EINVAL,
     INVALIDATE_PREFIX,
     MAX_AGE_LIMIT,
     MISS,
     NOTFOUND,
     NOTSTORED,
-    OK,
     READ_IGNORE_FRESHNESS,
     READ_PARTIAL,
-    STALE,
     CacheHandle,
     OperationHandle,
     ReadOptions,
-    WriteOptions,
     call_with_buffer,
     lib,
 )
+from ._options import ErrorPolicy, Headers, Policy, execute_options, max_stale_seconds, seconds, write_options
 from .clock import Clock, ClockSlot, set_clock
 from .errors import CacheMiss, InvalidArgumentError
-from .freshness import ReadResult, ReadStatus, WriteResult, missing_from_json
+from .fetching import READ_STATUSES, AsyncExecution, AsyncFetch, Execution, ExecutionResult, Fetch, OnResult
+from .freshness import ReadResult, WriteResult, missing_from_json
 from .managed import ManagedHandle, raises_closed_error
 from .operation import Operation
 from .resolver import KeyResolver, set_key_resolver
@@ -58,25 +58,8 @@ PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 #: cut) or "fast" (a system crash may lose the last commits, never corrupt the cache).
 Durability = Literal["full", "fast"]
 
-
-class Headers(Protocol):
-    """A response's headers: anything whose items() gives (name, value) pairs — a dict or
-    another mapping, http.client.HTTPMessage (urllib's response.headers), an
-    email.message.Message, requests' or httpx's headers. Names are matched without regard
-    to case; values are str."""
-
-    def items(self) -> Iterable[tuple[str, Any]]:
-        """The (name, value) pairs; a name may come more than once."""
-        ...
-
-
-#: The headers a write reads, by lower-case name, and the member of
-#: normcache_write_options each goes to.
-_FRESHNESS_HEADERS = {"cache-control": "cache_control", "age": "age", "date": "date", "expires": "expires"}
-#: The largest max_stale: the C member is an int64_t.
-_MAX_STALE_LIMIT = (1 << 63) - 1
-#: What normcache_read_ex's status says of the data.
-_READ_STATUSES: dict[int, ReadStatus] = {OK: "complete", STALE: "stale", MISS: "miss"}
+#: How the envelope of normcache_get_document's object goes on after the document.
+_AFTER_DOCUMENT = b',"missing":'
 
 
 def _encode_key(value: Key, name: str) -> bytes:
@@ -114,51 +97,22 @@ def _encode_variables(variables: Variables) -> tuple[bytes | None, int]:
     return encoded, len(encoded)
 
 
-def _seconds(value: int | None, name: str, limit: int) -> int:
-    """A max_age or max_stale as the C int64_t takes it: -1 for None, else 0..`limit`
-    seconds. A bool or a non-integer raises TypeError; a value out of range,
-    InvalidArgumentError (the C -1, "none", is None here, so no negative passes)."""
-    if value is None:
-        return -1
-    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
-        raise TypeError(f"{name} must be an int or None, not {type(value).__name__}")
-    seconds = operator.index(value)
-    if not 0 <= seconds <= limit:
-        raise InvalidArgumentError(EINVAL, f"{name} is {seconds}: seconds from 0 to {limit}, or None for none")
-    return seconds
+def _encode_document(value: object) -> bytes:
+    """A document as UTF-8 JSON: str and bytes are JSON text, kept as written; any other
+    value is serialized (TypeError for a value json.dumps cannot serialize)."""
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    return json.dumps(value, ensure_ascii=False).encode("utf-8")
 
 
-def _header_values(headers: Headers) -> dict[str, bytes]:
-    """The Cache-Control, Age, Date and Expires values of `headers`, found whatever the case
-    of their names, by the member of normcache_write_options they go to. A header given
-    more than once (two Cache-Control lines, or "Age" and "age" in a dict) is one value,
-    the values joined with ", " as HTTP joins field lines. The other headers are not read."""
-    items = getattr(headers, "items", None)
-    if not callable(items):
-        raise TypeError(f"headers must be a mapping of header names to values, not {type(headers).__name__}")
-    found: dict[str, list[str]] = {}
-    for name, value in items():
-        if not isinstance(name, str):
-            raise TypeError(f"a header name must be a str, not {type(name).__name__}")
-        member = _FRESHNESS_HEADERS.get(name.lower())
-        if member is None:
-            continue
-        if not isinstance(value, str):
-            raise TypeError(f"the value of the header {name!r} must be a str, not {type(value).__name__}")
-        found.setdefault(member, []).append(value)
-    return {member: ", ".join(values).encode("utf-8") for member, values in found.items()}
-
-
-def _write_options(max_age: int | None, headers: Headers | None) -> WriteOptions | None:
-    """The normcache_write_options of a write (None when it gives no lifetime)."""
-    if max_age is None and headers is None:
-        return None
-    options = WriteOptions()
-    options.max_age = _seconds(max_age, "max_age", MAX_AGE_LIMIT)
-    for member, value in ({} if headers is None else _header_values(headers)).items():
-        setattr(options, member, value)  # the struct keeps the bytes alive
-        setattr(options, f"{member}_len", len(value))
-    return options
+def _document_text(answer: bytes) -> str:
+    """The document's text in normcache_get_document's object, exactly as it was written:
+    the object is {"data":<the text>,"missing":[...],...}, and the last ',"missing":' in
+    it is the envelope's, as the quotes of the strings after it are escaped."""
+    end = answer.rindex(_AFTER_DOCUMENT)
+    return answer[len(b'{"data":') : end].decode("utf-8")
 
 
 def _operation_handle(op: Operation) -> OperationHandle:
@@ -426,7 +380,7 @@ class Cache(ManagedHandle[CacheHandle]):
         """
         data = _encode_json(response, "response")
         encoded_variables, variables_len = _encode_variables(variables)
-        options = _write_options(max_age, headers)
+        options = write_options(max_age, headers)
         arguments = (
             self._live_handle(),
             _operation_handle(op),
@@ -466,7 +420,7 @@ class Cache(ManagedHandle[CacheHandle]):
         handle = _operation_handle(op)
         encoded_key = None if key is None else _encode_key(key, "key")
         encoded_variables, variables_len = _encode_variables(variables)
-        options = ReadOptions(flags, _seconds(max_stale, "max_stale", _MAX_STALE_LIMIT))
+        options = ReadOptions(flags, max_stale_seconds(max_stale))
         status, buffer = call_with_buffer(
             lib.normcache_read_ex,
             self._live_handle(),
@@ -531,7 +485,7 @@ class Cache(ManagedHandle[CacheHandle]):
         """
         flags = (READ_PARTIAL if partial else 0) | (READ_IGNORE_FRESHNESS if ignore_freshness else 0)
         status, answer = self._read_ex(op, key, variables, flags, max_stale)
-        return ReadResult._from_json(_READ_STATUSES[status], answer)
+        return ReadResult._from_json(READ_STATUSES[status], answer)
 
     @raises_closed_error
     def read_json(self, op: Operation, variables: Variables = None, *, partial: bool = False) -> str:
@@ -646,3 +600,270 @@ class Cache(ManagedHandle[CacheHandle]):
         Nothing is written either way."""
         with self._clock_lock:
             self._clock = set_clock(self._live_handle(), clock)
+
+    # --- fetching ------------------------------------------------------------------------
+
+    def execute(
+        self,
+        op: Operation,
+        variables: Variables = None,
+        *,
+        fetch: Fetch | None = None,
+        policy: Policy = "cache_first",
+        max_stale: int | None = None,
+        error_policy: ErrorPolicy = "none",
+        on_result: OnResult | None = None,
+    ) -> ExecutionResult:
+        """Run `op` with `variables` the way a client does: read the cache and call
+        `fetch(request)` as the fetch `policy` says, write what the network answers, and
+        return the result — exactly the operation's selection, never the `__typename` and
+        key fields the network document adds.
+
+        The policies (each is when to read the cache, and when to go to the network):
+
+        ========================= ================= ========================= ======
+        policy                    reads the cache   goes to the network       writes
+        ========================= ================= ========================= ======
+        "cache_first" (default)   first             on a miss                 yes
+        "cache_only"              first             never                     -
+        "network_only"            never             always                    yes
+        "no_store"                never             always                    no
+        "network_first"           when fetch fails  always                    yes
+        "cache_and_network"       first             always                    yes
+        "stale_while_revalidate"  first             on a miss or stale data   yes
+        ========================= ================= ========================= ======
+
+        A cache read allows data stale by up to `max_stale` seconds (None: stale data is
+        a miss); a usable cached result that the network follows (cache_and_network,
+        stale_while_revalidate) is handed to `on_result` first, then the network's.
+        Mutations always go to the network (and are written unless the policy is
+        "no_store"); subscriptions raise InvalidArgumentError. A reply that says
+        Cache-Control: no-store is returned and not written.
+
+        `fetch` gets a FetchRequest (the network document to send, the operation name and
+        the variables; FetchRequest.payload() is the body of a GraphQL POST) and answers
+        with a FetchReply, (body, headers), a body alone, or a urllib, httpx or requests
+        response (see normcache.fetching). None is allowed when the call cannot go to the
+        network (cache_only for a query); otherwise the call raises InvalidArgumentError
+        when it must fetch.
+
+        When the fetch fails (it raises, or a response's status is not 2xx), usable cached
+        data stands in (the one read first; for network_first, one read then), with the
+        result's `fetch_error` the failure's message ("<type>: <text>") and
+        `fetch_exception` the exception; with none, FetchError is raised, from the
+        fetch's exception. An answer of the wrong kind (None, an int) raises CallbackError
+        from a TypeError, without a fallback. A reply that cannot be written (not JSON,
+        not a GraphQL response of `op`, malformed caching headers) raises the error
+        write() would, and nothing is written. GraphQL "errors" follow `error_policy`:
+        "none" (default: nothing written, GraphQLError raised, its `errors` the list),
+        "ignore" (written, returned as if there were none) or "all" (written, returned
+        with `errors`).
+
+        `on_result(result)` gets every result in order (the last is the one returned).
+        If it raises, later results are not handed to it, the call goes on, and its
+        exception is raised when the call returns (an error of the call itself is raised
+        instead). KeyboardInterrupt and SystemExit in `fetch` or `on_result` end the call
+        (a fetch not yet made is not made; nothing is written by the fetch that raised)
+        and then propagate.
+
+        Both functions run on the calling thread, outside the library's locks: they may
+        use the cache, even call execute again.
+        """
+        return self._execute(Execution(fetch, on_result, None), op, variables, policy, max_stale, error_policy)
+
+    async def aexecute(
+        self,
+        op: Operation,
+        variables: Variables = None,
+        *,
+        fetch: AsyncFetch | Fetch | None = None,
+        policy: Policy = "cache_first",
+        max_stale: int | None = None,
+        error_policy: ErrorPolicy = "none",
+        on_result: OnResult | None = None,
+    ) -> ExecutionResult:
+        """execute() for asyncio, with an async `fetch` (`async def fetch(request)`, for
+        httpx.AsyncClient and the like), without blocking the event loop.
+
+        The library runs in a worker thread (asyncio.to_thread); `fetch` and `on_result`
+        (each an async function, or a plain one, which then runs on the loop and should
+        not block it) run on the event loop of the caller, as tasks in the caller's
+        context (contextvars), the worker waiting for each, so results arrive in order. The same arguments,
+        results and errors as execute(). Cancelling the task awaiting aexecute cancels
+        the fetch under way (the library's call then ends as a failed fetch and its
+        result is dropped), hands no more results to on_result, waits for the worker to
+        finish, and raises CancelledError.
+        """
+        execution = AsyncExecution(fetch, on_result, None, asyncio.get_running_loop())
+        call = functools.partial(self._execute, execution, op, variables, policy, max_stale, error_policy)
+        return await execution.run_in_worker(call)
+
+    @raises_closed_error
+    def _execute(
+        self,
+        execution: Execution,
+        op: Operation,
+        variables: Variables,
+        policy: Policy,
+        max_stale: int | None,
+        error_policy: ErrorPolicy,
+    ) -> ExecutionResult:
+        """normcache_execute of `op`, its callbacks those of `execution`."""
+        handle = _operation_handle(op)
+        encoded_variables, variables_len = _encode_variables(variables)
+        options = execute_options(policy, error_policy, max_stale)
+        cache = self._live_handle()
+        return execution.run(
+            lambda *callbacks: call_with_buffer(
+                lib.normcache_execute, cache, handle, encoded_variables, variables_len, byref(options), *callbacks
+            )
+        )
+
+    # --- plain JSON documents (REST) -------------------------------------------------------
+
+    @raises_closed_error
+    def put_document(
+        self, key: Key, value: object, *, max_age: int | None = None, headers: Headers | None = None
+    ) -> bool:
+        """Store `value` as the document `key` (any key of yours: "GET /articles?page=1"),
+        replacing the one there, in one atomic write; return False when `headers` said
+        Cache-Control: no-store (nothing is written), else True.
+
+        `value` is any value json.dumps takes (dict, list, str, number, bool, None), or
+        JSON text as bytes, or as str: a str is JSON text, not a string value (store the
+        string "hi" as json.dumps("hi")). JSON text is checked and kept exactly as
+        written (numbers keep their digits, members their order). The document never
+        expires, unless `max_age` (seconds) or the response's caching `headers` give it
+        a lifetime, as write() takes them: the earliest expiry wins. Max-age rules do
+        not apply to documents.
+
+        A document is a record with one field ("$document"): search() lists it, remove()
+        and remove_prefix() delete it, invalidate() and invalidate_prefix() mark it
+        stale. A key that holds a record of fields raises InvalidArgumentError; malformed
+        JSON text, JSONError.
+        """
+        encoded_key = _encode_key(key, "key")
+        text = _encode_document(value)
+        options = write_options(max_age, headers)
+        status: int = lib.normcache_put_document(
+            self._live_handle(),
+            encoded_key,
+            len(encoded_key),
+            text,
+            len(text),
+            None if options is None else byref(options),
+        )
+        return status != NOTSTORED
+
+    def _get_document(
+        self, key: Key, max_stale: int | None, partial: bool, ignore_freshness: bool
+    ) -> tuple[int, bytes]:
+        """normcache_get_document: its status and object."""
+        encoded_key = _encode_key(key, "key")
+        flags = (READ_PARTIAL if partial else 0) | (READ_IGNORE_FRESHNESS if ignore_freshness else 0)
+        options = ReadOptions(flags, max_stale_seconds(max_stale))
+        return call_with_buffer(
+            lib.normcache_get_document, self._live_handle(), encoded_key, len(encoded_key), byref(options)
+        )
+
+    @raises_closed_error
+    def get_document(
+        self, key: Key, *, max_stale: int | None = None, partial: bool = False, ignore_freshness: bool = False
+    ) -> ReadResult:
+        """The document `key` with its freshness, as a ReadResult (a miss is an answer, never
+        an exception): `data` the document's value, parsed (None on a miss); `missing` one
+        entry with the path [] when it is absent (reason "absent") or too stale ("stale",
+        "invalidated"); `stale` one entry when it is returned stale within `max_stale`
+        seconds; `oldest_written_at` when it was written and `earliest_expiry` when it
+        expires (None: never). With `partial`, a too-stale document's value is in `data`
+        all the same; with `ignore_freshness`, the document counts as fresh whatever its
+        age. get_document_json gives the text as it was written.
+        """
+        status, answer = self._get_document(key, max_stale, partial, ignore_freshness)
+        return ReadResult._from_json(READ_STATUSES[status], json.loads(answer))
+
+    @raises_closed_error
+    def get_document_json(self, key: Key, *, max_stale: int | None = None, partial: bool = False) -> str:
+        """The text of the document `key` exactly as it was written (or as the fetch of
+        execute_document received it), as read_json gives an operation's data as text.
+        Raises CacheMiss, with the missing entry, when it is absent or stale beyond
+        `max_stale` seconds (None: any staleness); with `partial` the miss's `data` holds
+        a too-stale document's value."""
+        status, answer = self._get_document(key, max_stale, partial, False)
+        if status == MISS:
+            found = json.loads(answer)
+            raise CacheMiss(missing_from_json(found["missing"]), found["data"])
+        return _document_text(answer)
+
+    def execute_document(
+        self,
+        key: Key,
+        *,
+        fetch: Fetch | None = None,
+        policy: Policy = "cache_first",
+        max_stale: int | None = None,
+        max_age: int | None = None,
+        on_result: OnResult | None = None,
+    ) -> ExecutionResult:
+        """Run a fetch `policy` for the document `key`, as execute() runs one for an
+        operation: read the document from the cache and call `fetch(request)`
+        (request.key is `key`; the fetch knows what URL it stands for) as the policy
+        says, store the body as put_document stores it, and return the result, whose
+        `data` is the document's value (parsed).
+
+        `max_age` (seconds) is the lifetime of a reply whose answer gives no max_age of
+        its own (a FetchReply's max_age wins); it goes with the reply's caching headers,
+        and the earliest expiry wins: with max_age=1800 and the server's Cache-Control:
+        max-age=60 the document expires after 60 s; with max-age=3600 after 1800 s; with
+        no-store it is not stored. The classic REST flow, "the articles from the cache
+        while they are younger than 30 minutes, else from the API":
+
+            def fetch_articles(request):
+                with urllib.request.urlopen(base + "/articles") as response:
+                    return response.read(), response.headers
+            result = cache.execute_document("GET /articles", fetch=fetch_articles, max_age=1800)
+            result.source                        # "network", then "cache" for 30 minutes
+
+        A body that is not JSON raises JSONError and nothing is written; fetch failures,
+        wrong answers and `on_result` behave as in execute() (there is no error policy:
+        a document has no GraphQL errors).
+        """
+        return self._execute_document(Execution(fetch, on_result, _lifetime(max_age)), key, policy, max_stale)
+
+    async def aexecute_document(
+        self,
+        key: Key,
+        *,
+        fetch: AsyncFetch | Fetch | None = None,
+        policy: Policy = "cache_first",
+        max_stale: int | None = None,
+        max_age: int | None = None,
+        on_result: OnResult | None = None,
+    ) -> ExecutionResult:
+        """execute_document() for asyncio, with an async `fetch`, as aexecute() runs
+        execute(): the library in a worker thread, `fetch` and `on_result` on the caller's
+        event loop, and cancellation ending the call."""
+        execution = AsyncExecution(fetch, on_result, _lifetime(max_age), asyncio.get_running_loop())
+        return await execution.run_in_worker(
+            functools.partial(self._execute_document, execution, key, policy, max_stale)
+        )
+
+    @raises_closed_error
+    def _execute_document(
+        self, execution: Execution, key: Key, policy: Policy, max_stale: int | None
+    ) -> ExecutionResult:
+        """normcache_execute_document of `key`, its callbacks those of `execution`."""
+        encoded_key = _encode_key(key, "key")
+        options = execute_options(policy, "none", max_stale)
+        cache = self._live_handle()
+        return execution.run(
+            lambda *callbacks: call_with_buffer(
+                lib.normcache_execute_document, cache, encoded_key, len(encoded_key), byref(options), *callbacks
+            )
+        )
+
+
+def _lifetime(max_age: int | None) -> int | None:
+    """A max_age argument, checked now rather than when a reply comes."""
+    seconds(max_age, "max_age", MAX_AGE_LIMIT)
+    return max_age

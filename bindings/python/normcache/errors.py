@@ -2,7 +2,8 @@
 
 The C++ binding (bindings/cpp/normcache.hpp) uses the same names: Error,
 InvalidArgumentError, ClosedError, JSONError, DocumentError, SchemaError, DataError,
-StorageError, CallbackError, OutOfMemoryError, NotACacheError, ReadOnlyError.
+StorageError, CallbackError, OutOfMemoryError, NotACacheError, ReadOnlyError; this
+binding adds FetchError and GraphQLError for the codes of normcache_execute.
 """
 
 from __future__ import annotations
@@ -76,6 +77,24 @@ class ReadOnlyError(Error):
     """NORMCACHE_EREADONLY (-10): a write on a cache opened read-only."""
 
 
+class FetchError(Error):
+    """NORMCACHE_EFETCH (-11): the fetch of Cache.execute (or execute_document) failed and
+    no cached data could stand in. The message is the fetch's: for a fetch that raised,
+    "<type>: <text>" of its exception, which is also the __cause__; for a response object
+    whose status was not 2xx, "HTTP 503 Service Unavailable"."""
+
+
+class GraphQLError(Error):
+    """NORMCACHE_EGRAPHQL (-12): a fetched response carried GraphQL "errors" under the error
+    policy "none"; nothing was written. The message names the first error; `errors` is the
+    response's whole "errors" list, when the binding could read it (else None)."""
+
+    def __init__(self, code: int, message: str, errors: list[dict[str, Any]] | None = None) -> None:
+        """An error with the status `code`, the text `message` and the response's `errors`."""
+        super().__init__(code, message)
+        self.errors = errors
+
+
 class CacheMiss(Exception):
     """A read found the cache lacking some of the data, or holding it too stale
     (NORMCACHE_MISS). Not an Error: a miss is an answer, not a failure.
@@ -116,6 +135,8 @@ _CLASSES: dict[int, type[Error]] = {
     -8: OutOfMemoryError,
     -9: NotACacheError,
     -10: ReadOnlyError,
+    -11: FetchError,
+    -12: GraphQLError,
 }
 
 

@@ -25,6 +25,7 @@ Reason = Literal["absent", "stale", "invalidated"]
 
 
 _Report = TypeVar("_Report", bound="FieldReport")
+_Result = TypeVar("_Result", bound="ReadResult")
 
 
 @dataclass(frozen=True)
@@ -82,11 +83,13 @@ def missing_from_json(entries: Iterable[dict[str, Any]]) -> list[Missing]:
 
 @dataclass(frozen=True)
 class ReadResult:
-    """Everything a read found, from Cache.read_result; a miss is an answer here, never
-    an exception.
+    """Everything a read found, from Cache.read_result (or get_document); a miss is an
+    answer here, never an exception.
 
     `data` is the data (None on a miss, unless the read was partial: then the data with
-    the missing parts null); `missing` what the cache lacks or holds too stale; `stale`
+    the missing parts null): a dict for an operation or a fragment, the document's value
+    (any JSON value: a dict, a list, a str, a number, True, False or None) for
+    get_document; `missing` what the cache lacks or holds too stale; `stale`
     the stale fields returned within max_stale; `oldest_written_at` when the oldest field
     the read used was written ("updated 12 minutes ago") and `earliest_expiry` the
     earliest time one of them expires or expired (when to refresh), None when the read
@@ -94,15 +97,16 @@ class ReadResult:
     """
 
     status: ReadStatus
-    data: dict[str, Any] | None
+    data: Any
     missing: list[Missing]
     stale: list[Stale]
     oldest_written_at: int | None
     earliest_expiry: int | None
 
     @classmethod
-    def _from_json(cls, status: ReadStatus, answer: dict[str, Any]) -> ReadResult:
-        """The result of normcache_read_ex's object, with the status it returned."""
+    def _from_json(cls: type[_Result], status: ReadStatus, answer: dict[str, Any], **more: Any) -> _Result:
+        """The result of normcache_read_ex's object (or the read members of another's, with
+        the members a subclass adds in `more`), with the status it returned."""
         return cls(
             status=status,
             data=answer["data"],
@@ -110,6 +114,7 @@ class ReadResult:
             stale=[Stale._from_json(entry) for entry in answer["stale"]],
             oldest_written_at=answer["oldestWrittenAt"],
             earliest_expiry=answer["earliestExpiry"],
+            **more,
         )
 
     @property

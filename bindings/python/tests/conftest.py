@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
+from local_servers import API, CACHE_SDL, FEED, serving
 
 import normcache
 
@@ -20,6 +21,25 @@ def stored(cache: normcache.Cache, key: str) -> dict[str, Any]:
     record = cache.get(key)
     assert record is not None, f"no record {key}"
     return record
+
+
+#: Sun, 06 Nov 1994 08:49:37 GMT (the RFC's example date, so headers can name it): where
+#: a FakeClock starts.
+START = 784_111_777
+
+
+class FakeClock:
+    """A clock the test moves (Cache.set_clock): `now` seconds since 1970, START at first."""
+
+    def __init__(self, now: int = START) -> None:
+        """A clock standing at `now`."""
+        self.now = now
+        self.calls = 0
+
+    def __call__(self) -> int:
+        """The time it stands at."""
+        self.calls += 1
+        return self.now
 
 
 class RunPython(Protocol):
@@ -44,6 +64,12 @@ def cache(cache_path: Path) -> Iterator[normcache.Cache]:
 
 
 @pytest.fixture
+def clock() -> FakeClock:
+    """A fake clock at START."""
+    return FakeClock()
+
+
+@pytest.fixture
 def run_python() -> RunPython:
     """Run Python code in a child process that imports this same normcache and library.
 
@@ -63,3 +89,31 @@ def run_python() -> RunPython:
         )
 
     return run
+
+
+@pytest.fixture
+def api() -> API:
+    """What the test's GraphQL server answers: the articles, fresh for 1800 seconds."""
+    return API()
+
+
+@pytest.fixture
+def graphql_url(api: API) -> Iterator[str]:
+    """The endpoint of a real GraphQL server on 127.0.0.1 answering `api`."""
+    with serving(api) as base:
+        yield base + "/graphql"
+
+
+@pytest.fixture
+def graphql_cache(cache: normcache.Cache, clock: FakeClock) -> normcache.Cache:
+    """The test's cache with the schema of the server's articles and the fake clock."""
+    cache.load_schema(CACHE_SDL)
+    cache.set_clock(clock)
+    return cache
+
+
+@pytest.fixture
+def feed_op(graphql_cache: normcache.Cache) -> Iterator[normcache.Operation]:
+    """The operation FEED, prepared on graphql_cache."""
+    with graphql_cache.prepare(FEED) as op:
+        yield op

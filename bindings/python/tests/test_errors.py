@@ -22,6 +22,8 @@ CLASSES = {
     -8: normcache.OutOfMemoryError,
     -9: normcache.NotACacheError,
     -10: normcache.ReadOnlyError,
+    -11: normcache.FetchError,
+    -12: normcache.GraphQLError,
 }
 
 
@@ -56,6 +58,10 @@ def test_errors_pickle() -> None:
     error = pickle.loads(pickle.dumps(error_for(-2, "bad byte 3")))
     assert type(error) is normcache.JSONError
     assert (error.code, error.message) == (-2, "bad byte 3")
+    errors = [{"message": "title is private", "path": ["feed", 0, "title"]}]
+    graphql = pickle.loads(pickle.dumps(normcache.GraphQLError(-12, "the response carries GraphQL errors", errors)))
+    assert (type(graphql), graphql.code, graphql.errors) == (normcache.GraphQLError, -12, errors)
+    assert error_for(-12, "x").errors is None  # type: ignore[attr-defined]
 
 
 # --- bad input -------------------------------------------------------------------------

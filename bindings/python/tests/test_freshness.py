@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import START, FakeClock
 
 import normcache
 from normcache import Missing, ReadResult, Stale
 
-#: Sun, 06 Nov 1994 08:49:37 GMT: the RFC's example date, so headers can name it.
-START = 784_111_777
+#: START as an HTTP date.
 HTTP_START = "Sun, 06 Nov 1994 08:49:37 GMT"
 
 SDL = """
@@ -67,26 +67,6 @@ FEED_DATA: dict[str, Any] = {
 #: The fields the feed's response writes: QUERY_ROOT.feed(first:2), five per article
 #: (__typename, id, title, body, author) and three of User:7.
 FEED_FIELDS = 14
-
-
-class FakeClock:
-    """A clock the test moves: `now` seconds since 1970, START at first."""
-
-    def __init__(self, now: int = START) -> None:
-        """A clock standing at `now`."""
-        self.now = now
-        self.calls = 0
-
-    def __call__(self) -> int:
-        """The time it stands at."""
-        self.calls += 1
-        return self.now
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    """A fake clock at START."""
-    return FakeClock()
 
 
 @pytest.fixture

@@ -55,6 +55,11 @@ _CTYPES = {
     "normcache_op**": ctypes.POINTER(_library.OperationHandle),
     "normcache_object*": _library.ObjectHandle,
     "normcache_key*": _library.KeyHandle,
+    "normcache_fetch_reply*": _library.ReplyHandle,
+    "normcache_fetch_request*": ctypes.POINTER(_library.CFetchRequest),
+    "normcache_fetch": _library.FETCH,
+    "normcache_result_callback": _library.RESULT_CALLBACK,
+    "normcache_execute_options*": ctypes.POINTER(_library.ExecuteOptions),
     "normcache_key_resolver": _library.KEY_RESOLVER,
     "normcache_destroy": _library.DESTROY,
     "normcache_clock": _library.CLOCK,
@@ -65,12 +70,20 @@ _CTYPES = {
 _STRUCTS: dict[str, Any] = {
     "normcache_write_options": _library.WriteOptions,
     "normcache_read_options": _library.ReadOptions,
+    "normcache_execute_options": _library.ExecuteOptions,
+}
+#: The structs the library hands to a callback, and their mirrors: text members are
+#: pointers read with their lengths, as a callback's text parameters are.
+_CALLBACK_STRUCTS: dict[str, Any] = {
+    "normcache_fetch_request": _library.CFetchRequest,
 }
 #: The callback types of the header and their ctypes prototypes.
 _CALLBACKS: dict[str, Any] = {
     "normcache_key_resolver": _library.KEY_RESOLVER,
     "normcache_destroy": _library.DESTROY,
     "normcache_clock": _library.CLOCK,
+    "normcache_fetch": _library.FETCH,
+    "normcache_result_callback": _library.RESULT_CALLBACK,
 }
 
 
@@ -191,11 +204,32 @@ def test_option_structs_match_the_header() -> None:
     header = _header()
     if header is None:
         pytest.skip("not running from a source checkout")
-    for name, structure in _STRUCTS.items():
+    structs = [(name, s, False) for name, s in _STRUCTS.items()] + [(n, s, True) for n, s in _CALLBACK_STRUCTS.items()]
+    for name, structure, lent in structs:
         members = _struct_members(header, name)
         assert [field for field, _ in structure._fields_] == [member for member, _ in members], name
-        assert [ctype for _, ctype in structure._fields_] == [_ctype_for(d, named=True) for _, d in members], name
-        assert structure().size == ctypes.sizeof(structure), name
+        expected = [_ctype_for(d, named=True, callback=lent) for _, d in members]
+        assert [ctype for _, ctype in structure._fields_] == expected, name
+        if not lent:
+            assert structure().size == ctypes.sizeof(structure), name
+
+
+def _enum(header: str, name: str) -> dict[str, int]:
+    """The constants of the header's `typedef enum name { ... } name;` and their values."""
+    code = re.sub(r"/\*.*?\*/", "", header, flags=re.S)
+    body = re.search(rf"typedef\s+enum\s+{name}\s*\{{(.*?)\}}\s*{name}\s*;", code, flags=re.S)
+    assert body is not None, name
+    return {constant: int(value) for constant, value in re.findall(r"(\w+)\s*=\s*(\d+)", body.group(1))}
+
+
+def test_the_policy_names_are_the_header_enums() -> None:
+    header = _header()
+    if header is None:
+        pytest.skip("not running from a source checkout")
+    policies = {f"NORMCACHE_{name.upper()}": value for name, value in _library.POLICIES.items()}
+    assert policies == _enum(header, "normcache_policy")
+    errors = {f"NORMCACHE_ERRORS_{name.upper()}": value for name, value in _library.ERROR_POLICIES.items()}
+    assert errors == _enum(header, "normcache_error_policy")
 
 
 def test_the_status_codes_and_flags_are_the_headers() -> None:
@@ -210,6 +244,8 @@ def test_the_status_codes_and_flags_are_the_headers() -> None:
         (_library.NOTSTORED, "NORMCACHE_NOTSTORED"),
         (_library.EINVAL, "NORMCACHE_EINVAL"),
         (_library.ECALLBACK, "NORMCACHE_ECALLBACK"),
+        (_library.EFETCH, "NORMCACHE_EFETCH"),
+        (_library.EGRAPHQL, "NORMCACHE_EGRAPHQL"),
         (_library.READ_PARTIAL, "NORMCACHE_READ_PARTIAL"),
         (_library.READ_IGNORE_FRESHNESS, "NORMCACHE_READ_IGNORE_FRESHNESS"),
         (_library.INVALIDATE_PREFIX, "NORMCACHE_INVALIDATE_PREFIX"),
@@ -236,10 +272,10 @@ def test_every_function_of_the_table_is_exported() -> None:
 
 
 def test_errstr_for_known_and_unknown_codes() -> None:
-    for code in range(-10, 0):
+    for code in range(-12, 0):
         assert _library.lib.normcache_errstr(code) not in (b"", b"unknown status code"), code
     assert _library.lib.normcache_errstr(12345) == b"unknown status code"
-    assert _library.lib.normcache_errstr(-11) == b"unknown status code"
+    assert _library.lib.normcache_errstr(-13) == b"unknown status code"
 
 
 def test_errmsg_is_empty_on_a_thread_that_never_failed() -> None:
