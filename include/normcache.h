@@ -1128,8 +1128,9 @@ typedef void (*normcache_result_callback)(void *context, int status, const char 
  * normcache_execute — run an operation under a fetch policy (see Fetching above).
  *
  * `options` NULL is cache-first, fresh data only, error policy none. `fetch` is called
- * with `fetch_context` when the policy goes to the network (it may be NULL only with
- * NORMCACHE_CACHE_ONLY); `on_result`, when not NULL, is called with `result_context`
+ * with `fetch_context` when the policy goes to the network (it may be NULL: a call that
+ * then needs the network fails with NORMCACHE_EINVAL, "fetch is NULL, but the call goes
+ * to the network"); `on_result`, when not NULL, is called with `result_context`
  * and every result as it comes. *out_json (when out_json is not NULL) receives the last
  * result, which is also the last one on_result got.
  *
@@ -1138,7 +1139,7 @@ typedef void (*normcache_result_callback)(void *context, int status, const char 
  * callback's); NORMCACHE_EGRAPHQL; NORMCACHE_ECALLBACK (the fetch callback returned
  * without an answer); NORMCACHE_EINVAL (NULL or closed handle, NULL or freed
  * operation, a fragment or a subscription, options->size too small, an unknown policy
- * or error policy, max_stale below -1, a NULL fetch with a policy that may fetch,
+ * or error policy, max_stale below -1, a NULL fetch when the call goes to the network,
  * variables that do not fit the operation); and the codes of normcache_write_ex for a
  * reply that cannot be written. On any error nothing is written by the call (writes
  * the callbacks made themselves stay).

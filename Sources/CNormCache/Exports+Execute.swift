@@ -40,7 +40,7 @@ struct FetchCallback {
                                 request.variables.withUnsafeBufferPointer { variables in
                                     var cRequest = normcache_fetch_request(
                                         document: document, document_len: documentLength, operation_name: name, operation_name_len: nameLength,
-                                        variables_json: variables.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                                        variables_json: variables.isEmpty ? nil : variables.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
                                         variables_len: variables.count, key: key, key_len: keyLength)
                                     return fetch(context, &cRequest, OpaquePointer(slotPointer))
                                 }
