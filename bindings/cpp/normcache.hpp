@@ -16,6 +16,9 @@
  * write(op, response, variables), normalize(op, response, variables), read(op, variables,
  * partial), write_fragment(fragment, key, data, variables), read_fragment(fragment, key,
  * variables, partial). The C functions take the variables before the response.
+ * Freshness follows that order: write(op, response, variables, WriteOptions) and
+ * read_result(op, variables, ReadOptions, key), as the Python binding's write(op,
+ * response, variables, max_age=..., headers=...) and read_result(op, variables, ...).
  *
  * The namespace is NormCache (as the Swift module) rather than normcache because the
  * C header declares `struct normcache` and `typedef ... normcache` at global scope, and
@@ -34,6 +37,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -478,11 +483,16 @@ private:
 /**
  * The result of Cache::read and Cache::read_fragment. On a hit (`hit` true), `json`
  * is the rebuilt `data` object. On a miss (`hit` false), `json` is
- * {"data":null,"missing":[[path...],...]}, the response paths of what the cache lacks;
- * with `partial`, "data" holds the data with those parts null instead of null.
+ * {"data":null,"missing":[...]}, an entry for each part the cache lacks or holds too
+ * stale, in document order:
+ * {"path":["hero","friends",2],"reason":"absent"|"stale"|"invalidated","record":"Droid:2001",
+ * "field":"name"} ("field" absent for an absent record; "writtenAt" and "expiredAt" for a
+ * stale or invalidated field; see normcache_read); with `partial`, "data" holds the
+ * data with those parts null instead of null. Stale data is always a miss here:
+ * Cache::read_result returns it to a caller that allows it.
  */
 struct ReadResult {
-    bool hit = false; ///< true: the cache held every field (NORMCACHE_OK); false: NORMCACHE_MISS
+    bool hit = false; ///< true: the cache held every field, fresh (NORMCACHE_OK); false: NORMCACHE_MISS
     std::string json; ///< the data on a hit; {"data":...,"missing":[...]} on a miss
 
     /** Equal when both members are. */
@@ -493,6 +503,104 @@ struct ReadResult {
     /** Not equal when a member differs. */
     friend bool operator!=(const ReadResult &a, const ReadResult &b) { return !(a == b); }
 };
+
+/* ---------------------------------------------------------------------------
+ * Freshness (see the Freshness section of include/normcache.h)
+ * ------------------------------------------------------------------------- */
+
+/** What Cache::read_result found: the status normcache_read_ex returned. */
+enum class ReadStatus {
+    complete, ///< all the data, all of it fresh (NORMCACHE_OK)
+    stale,    ///< all the data, some of it stale within max_stale (NORMCACHE_STALE)
+    miss      ///< something absent, or stale beyond max_stale (NORMCACHE_MISS)
+};
+
+/** How Cache::read_result reads (normcache_read_options). */
+struct ReadOptions {
+    /** On a miss, return the data with the missing parts null as well. */
+    bool partial = false;
+    /**
+     * Seconds past its expiry a stale field may be and still be returned (the status is
+     * then ReadStatus::stale); nullopt, the default: a stale field is a miss. Values
+     * above INT64_MAX are read as INT64_MAX (any staleness).
+     */
+    std::optional<std::uint64_t> max_stale;
+};
+
+/**
+ * The whole result of Cache::read_result, a miss included (never an exception).
+ *
+ * `json` is normcache_read_ex's object, byte for byte:
+ * {"data":{...}|null,"missing":[...],"stale":[...],"oldestWrittenAt":n|null,"earliestExpiry":n|null}
+ * ("missing" and "stale" entries as ReadResult describes them). The two times are also
+ * given as numbers: when the oldest field the read used was written, and the earliest
+ * time one of them expires or expired, in seconds since 1970 by the cache's clock;
+ * nullopt when the read used no field, or no field it used ever expires.
+ */
+struct FullReadResult {
+    ReadStatus status = ReadStatus::miss;             ///< what the read found
+    std::string json;                                 ///< the library's whole result object
+    std::optional<std::uint64_t> oldest_written_at;   ///< "oldestWrittenAt"
+    std::optional<std::uint64_t> earliest_expiry;     ///< "earliestExpiry"
+
+    /** Equal when every member is. */
+    friend bool operator==(const FullReadResult &a, const FullReadResult &b)
+    {
+        return a.status == b.status && a.json == b.json && a.oldest_written_at == b.oldest_written_at &&
+               a.earliest_expiry == b.earliest_expiry;
+    }
+    /** Not equal when a member differs. */
+    friend bool operator!=(const FullReadResult &a, const FullReadResult &b) { return !(a == b); }
+};
+
+/**
+ * How long the data of a write stays fresh (normcache_write_options): a lifetime of the
+ * caller's and the response's caching headers, as the server sent them (nullopt:
+ * absent). The fields the write carries expire at the earliest time these give (see
+ * normcache_write_ex); Cache-Control: no-store stores nothing. The views must stay valid
+ * during the call only.
+ */
+struct WriteOptions {
+    /** Seconds the written fields stay fresh (0: stale at once), at most NORMCACHE_MAX_AGE_LIMIT. */
+    std::optional<std::uint32_t> max_age;
+    /** The response's Cache-Control header value ("max-age=600", "no-cache", "no-store"). */
+    std::optional<std::string_view> cache_control;
+    /** The response's Age header value (seconds). */
+    std::optional<std::string_view> age;
+    /** The response's Date header value (an HTTP-date). */
+    std::optional<std::string_view> date;
+    /** The response's Expires header value (an HTTP-date; "0": already expired). */
+    std::optional<std::string_view> expires;
+};
+
+/**
+ * What Cache::write with WriteOptions did: whether it stored the response (false when
+ * the response said Cache-Control: no-store: nothing was written, `changed` is empty)
+ * and the changed "recordKey.fieldKey" strings, in input order.
+ */
+struct WriteResult {
+    bool stored = false;               ///< false: NORMCACHE_NOTSTORED, nothing written
+    std::vector<std::string> changed;  ///< the changed fields, as write returns them
+
+    /** Equal when both members are. */
+    friend bool operator==(const WriteResult &a, const WriteResult &b)
+    {
+        return a.stored == b.stored && a.changed == b.changed;
+    }
+    /** Not equal when a member differs. */
+    friend bool operator!=(const WriteResult &a, const WriteResult &b) { return !(a == b); }
+};
+
+/**
+ * A clock for Cache::set_clock: returns the time now in seconds since 1970. A testing
+ * aid: writes stamp fields with its time and reads judge freshness by it. It is called
+ * at most once per call on the cache, on the calling thread, outside the library's
+ * locks, and may be called from several threads at once. A time below 0 fails the call
+ * that asked with CallbackError ("the cache's clock answered -5: ..."); an exception it
+ * throws fails it with CallbackError "the cache's clock failed: " and its what(), and
+ * never reaches the library.
+ */
+using Clock = std::function<std::int64_t()>;
 
 /**
  * One object of a response, as a key resolver sees it (normcache_object): its members by
@@ -644,6 +752,60 @@ inline int resolver_trampoline(void *context, const char *typename_, std::size_t
 /** The normcache_destroy of a KeyResolver context: deletes it. */
 inline void destroy_resolver(void *context) noexcept { delete static_cast<KeyResolver *>(context); }
 
+/**
+ * The C clock over a Clock (`context`). Catches everything: an exception is handed to
+ * the library with normcache_callback_error (its what()), which fails the call that
+ * asked for the time with "the cache's clock failed: <what()>", and never crosses into C.
+ */
+inline std::int64_t clock_trampoline(void *context) noexcept
+{
+    try {
+        return (*static_cast<const Clock *>(context))();
+    } catch (const std::exception &error) {
+        report_callback_error(error.what());
+    } catch (...) {
+        report_callback_error("an exception that is not a std::exception");
+    }
+    return -1;
+}
+
+/** A header value for normcache_write_options: NULL/0 when absent, never NULL when given. */
+inline void set_header(const std::optional<std::string_view> &value, const char *&pointer, std::size_t &length) noexcept
+{
+    pointer = value ? (value->data() != nullptr ? value->data() : "") : nullptr;
+    length = value ? value->size() : 0;
+}
+
+/**
+ * The number after `name` in the tail of normcache_read_ex's object (`name` is
+ * `,"oldestWrittenAt":` or `,"earliestExpiry":`, searched from the end), or nullopt for
+ * null. Throws JSONError when the tail is not of that form.
+ */
+inline std::optional<std::uint64_t> result_time(std::string_view json, std::string_view name)
+{
+    const std::size_t at = json.rfind(name);
+    if (at == std::string_view::npos) {
+        throw JSONError(NORMCACHE_EJSON, "normcache: a read result without " + std::string(name));
+    }
+    std::size_t position = at + name.size();
+    if (json.substr(position, 4) == "null") {
+        return std::nullopt;
+    }
+    std::uint64_t value = 0;
+    const std::size_t start = position;
+    for (; position < json.size() && json[position] >= '0' && json[position] <= '9'; ++position) {
+        const auto digit = static_cast<std::uint64_t>(json[position] - '0');
+        if (value > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) {
+            throw JSONError(NORMCACHE_EJSON, "normcache: a read result's " + std::string(name) + " is too large");
+        }
+        value = value * 10 + digit;
+    }
+    if (position == start) {
+        throw JSONError(NORMCACHE_EJSON, "normcache: a read result's " + std::string(name) + " is not a number");
+    }
+    return value;
+}
+
 } // namespace detail
 
 /* ---------------------------------------------------------------------------
@@ -660,6 +822,12 @@ inline void destroy_resolver(void *context) noexcept { delete static_cast<KeyRes
  * GraphQL: load_schema and configure set the key rules, prepare compiles an Operation,
  * write and read store and rebuild its responses, read_fragment and write_fragment
  * reach one record through a fragment. Variables are a JSON object, or empty for none.
+ *
+ * Freshness: write with WriteOptions gives what it stores a lifetime, read_result
+ * returns stale data within a max_stale and the times of what it read, invalidate and
+ * invalidate_prefix mark data stale, and set_clock sets the time a test runs at. The
+ * max-age rules come from the schema (@cacheControl) and configure ("maxAges",
+ * "defaultMaxAge").
  */
 class Cache {
 public:
@@ -680,24 +848,39 @@ public:
     /** Not copyable: one object closes one handle. */
     Cache &operator=(const Cache &) = delete;
 
-    /** Takes over the handle of `other`, which is left closed. */
-    Cache(Cache &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    /** Takes over the handle of `other` (and the clocks it set), which is left closed. */
+    Cache(Cache &&other) noexcept
+        : handle_(std::exchange(other.handle_, nullptr)), clocks_(std::move(other.clocks_))
+    {
+    }
 
-    /** Closes this cache quietly, then takes over the handle of `other`. */
+    /** Closes this cache quietly (then drops its clocks), then takes over the handle of `other`. */
     Cache &operator=(Cache &&other) noexcept
     {
         if (this != &other) {
             normcache_close(handle_);
             handle_ = std::exchange(other.handle_, nullptr);
+            clocks_ = std::move(other.clocks_);
         }
         return *this;
     }
 
-    /** Closes the cache, ignoring any error (call close() to see one). */
+    /** Closes the cache, ignoring any error (call close() to see one); then drops its clocks. */
     ~Cache() { normcache_close(handle_); }
 
-    /** Closes the cache; does nothing when it is already closed. Throws on failure. */
-    void close() { detail::check(normcache_close(std::exchange(handle_, nullptr))); }
+    /**
+     * Closes the cache; does nothing when it is already closed. The clocks set with
+     * set_clock(Clock) are destroyed once the library has let go of the handle. Throws on
+     * failure.
+     */
+    void close()
+    {
+        const int code = normcache_close(std::exchange(handle_, nullptr));
+        if (code == NORMCACHE_OK) {
+            clocks_.clear();
+        }
+        detail::check(code);
+    }
 
     /** Whether the cache is open (not closed, not moved from). */
     bool is_open() const noexcept { return handle_ != nullptr; }
@@ -860,6 +1043,37 @@ public:
     }
 
     /**
+     * Normalizes `response_json` for `operation` and merges its records as write does,
+     * with the lifetime `options` gives (a max_age of the caller's and the response's
+     * caching headers; see WriteOptions and normcache_write_ex). Returns whether the
+     * response was stored (not with Cache-Control: no-store, which writes and
+     * normalizes nothing) and the changed keys. The variables come before the options
+     * here (pass "" for none). Throws as write does, and InvalidArgumentError for a
+     * max_age above NORMCACHE_MAX_AGE_LIMIT or a malformed Cache-Control, Age or Date
+     * value (the message names the header and the byte); nothing is written then.
+     */
+    WriteResult write(const Operation &operation, std::string_view response_json,
+                      std::string_view variables_json, const WriteOptions &options)
+    {
+        ::normcache_write_options native{};
+        native.size = sizeof native;
+        native.max_age = options.max_age ? static_cast<std::int64_t>(*options.max_age) : -1;
+        detail::set_header(options.cache_control, native.cache_control, native.cache_control_len);
+        detail::set_header(options.age, native.age, native.age_len);
+        detail::set_header(options.date, native.date, native.date_len);
+        detail::set_header(options.expires, native.expires, native.expires_len);
+        Buffer changed;
+        const int code = normcache_write_ex(live(), operation.live(), variables_json.data(),
+                                            variables_json.size(), response_json.data(),
+                                            response_json.size(), &native, changed.out(),
+                                            changed.out_len());
+        if (code != NORMCACHE_OK && code != NORMCACHE_NOTSTORED) {
+            detail::throw_error(code);
+        }
+        return WriteResult{code == NORMCACHE_OK, detail::parse_string_array(changed.view())};
+    }
+
+    /**
      * Rebuilds the data of `operation` from the cache: a hit, or a miss with the
      * missing paths (and, with `partial`, the data with those parts null); see
      * ReadResult. Throws JSONError (variables), DataError (a stored null in a non-null
@@ -873,7 +1087,43 @@ public:
         const int code = normcache_read(live(), operation.live(), variables_json.data(),
                                         variables_json.size(), partial ? NORMCACHE_READ_PARTIAL : 0u,
                                         json.out(), json.out_len());
-        return read_result(code, json);
+        return read_outcome(code, json);
+    }
+
+    /**
+     * Reads `operation`, or with a `key` the object at that record through a fragment
+     * (as read_fragment), and returns the whole result, a miss or stale data included:
+     * the status, normcache_read_ex's object and its two times (see FullReadResult).
+     * `options` sets partial data and how stale a returned field may be. Throws as read
+     * and read_fragment do (never for a miss); InvalidArgumentError for a fragment
+     * without a key, an operation with one, or a key that is empty or not UTF-8.
+     */
+    FullReadResult read_result(const Operation &operation, std::string_view variables_json = {},
+                               const ReadOptions &options = {},
+                               std::optional<std::string_view> key = std::nullopt)
+    {
+        ::normcache_read_options native{};
+        native.size = sizeof native;
+        native.flags = options.partial ? NORMCACHE_READ_PARTIAL : 0u;
+        constexpr auto most = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+        native.max_stale = !options.max_stale ? -1
+                                              : static_cast<std::int64_t>(*options.max_stale < most ? *options.max_stale
+                                                                                                      : most);
+        const char *key_data = key ? (key->data() != nullptr ? key->data() : "") : nullptr;
+        Buffer json;
+        const int code = normcache_read_ex(live(), operation.live(), key_data, key ? key->size() : 0,
+                                           variables_json.data(), variables_json.size(), &native,
+                                           json.out(), json.out_len());
+        ReadStatus status = ReadStatus::miss;
+        switch (code) {
+        case NORMCACHE_OK: status = ReadStatus::complete; break;
+        case NORMCACHE_STALE: status = ReadStatus::stale; break;
+        case NORMCACHE_MISS: status = ReadStatus::miss; break;
+        default: detail::throw_error(code);
+        }
+        const std::string_view view = json.view();
+        return FullReadResult{status, json.str(), detail::result_time(view, R"(,"oldestWrittenAt":)"),
+                              detail::result_time(view, R"(,"earliestExpiry":)")};
     }
 
     /**
@@ -889,7 +1139,7 @@ public:
             live(), fragment.live(), key.data(), key.size(), variables_json.data(),
             variables_json.size(), partial ? NORMCACHE_READ_PARTIAL : 0u, json.out(),
             json.out_len());
-        return read_result(code, json);
+        return read_outcome(code, json);
     }
 
     /**
@@ -949,6 +1199,76 @@ public:
         detail::check(normcache_set_key_resolver(live(), resolver, context));
     }
 
+    /* Freshness ---------------------------------------------------------------- */
+
+    /**
+     * Marks the field `field` (its storage key, exact bytes, as remove_field takes it) of
+     * the record `key` stale without deleting it, or every field of the record when
+     * `field` is nullopt: reads then miss it with the reason "invalidated", or return it
+     * to a read_result whose max_stale allows it, until it is written again. One atomic
+     * write. Returns how many fields were marked; 0 when the record or field is absent
+     * (nothing is written). Throws InvalidArgumentError (an empty or non-UTF-8 key or
+     * field), ReadOnlyError, CallbackError (the clock failed), ClosedError.
+     */
+    std::uint64_t invalidate(std::string_view key, std::optional<std::string_view> field = std::nullopt)
+    {
+        std::uint64_t count = 0;
+        const char *field_data = field ? (field->data() != nullptr ? field->data() : "") : nullptr;
+        detail::check_found(normcache_invalidate(live(), key.data(), key.size(), field_data,
+                                                 field ? field->size() : 0, 0u, &count));
+        return count;
+    }
+
+    /**
+     * Marks every field of every record whose key starts with `prefix` (not empty) stale,
+     * as invalidate does; returns how many fields were marked (0 when no key matched).
+     * Throws as invalidate does.
+     */
+    std::uint64_t invalidate_prefix(std::string_view prefix)
+    {
+        std::uint64_t count = 0;
+        detail::check_found(normcache_invalidate(live(), prefix.data(), prefix.size(), nullptr, 0,
+                                                 NORMCACHE_INVALIDATE_PREFIX, &count));
+        return count;
+    }
+
+    /**
+     * Replaces this cache's clock with `clock` (an empty function brings back the system
+     * clock); see Clock. Other Caches, also on the same file, keep theirs.
+     *
+     * Lifetime: the Cache owns the function. The C interface has no destructor for a
+     * clock's context, and a call on another thread may still be inside the clock that a
+     * later set_clock replaces, so every function set stays alive until the cache is
+     * closed (close(), ~Cache, or a move-assignment over it), after the library has let go
+     * of the handle; each set_clock keeps one more. A moved-to Cache takes them over.
+     * set_clock must not overlap another set_clock, close() or a move of the same object.
+     * Throws ClosedError, or InvalidArgumentError when the library refuses the handle.
+     */
+    void set_clock(Clock clock)
+    {
+        ::normcache *handle = live();
+        if (!clock) {
+            detail::check(normcache_set_clock(handle, nullptr, nullptr));
+            return;
+        }
+        auto owned = std::make_unique<Clock>(std::move(clock));
+        clocks_.reserve(clocks_.size() + 1); // so that keeping it cannot fail once the library has it
+        detail::check(normcache_set_clock(handle, detail::clock_trampoline, owned.get()));
+        clocks_.push_back(std::move(owned));
+    }
+
+    /**
+     * Sets a clock written against the C interface (normcache_set_clock): `clock` is
+     * called with `context` as it is. The caller owns `context`: it must stay valid until
+     * the clock is replaced and no call on another thread can still be in it, or the
+     * cache is closed. A null `clock` brings back the system clock. Throws ClosedError,
+     * or InvalidArgumentError when the library refuses the handle.
+     */
+    void set_clock(::normcache_clock clock, void *context)
+    {
+        detail::check(normcache_set_clock(live(), clock, context));
+    }
+
     /** The version of the loaded library, "MAJOR.MINOR.PATCH". */
     static std::string version() { return normcache_version(); }
 
@@ -960,7 +1280,7 @@ public:
 
 private:
     /** The ReadResult of a read's `code` and output; throws on a failure. */
-    static ReadResult read_result(int code, const Buffer &json)
+    static ReadResult read_outcome(int code, const Buffer &json)
     {
         if (code != NORMCACHE_OK && code != NORMCACHE_MISS) {
             detail::throw_error(code);
@@ -978,6 +1298,8 @@ private:
     }
 
     ::normcache *handle_ = nullptr;
+    /** Every Clock set on this handle, kept until it is closed (see set_clock). */
+    std::vector<std::unique_ptr<Clock>> clocks_;
 };
 
 } // namespace NormCache

@@ -790,7 +790,8 @@ static void test_damaged_record(void)
             size_t data_len = 0;
             CHECK_CODE(normcache_read(cache, op, NULL, 0, 0, &data, &data_len), NORMCACHE_MISS);
             nc_check_output(__FILE__, __LINE__, "read", data, data_len,
-                            "{\"data\":null,\"missing\":[[\"dog\",\"tags\"]]}");
+                            "{\"data\":null,\"missing\":[{\"path\":[\"dog\",\"tags\"],\"reason\":\"absent\","
+                            "\"record\":\"Dog:1\",\"field\":\"tags\"}]}");
         }
         CHECK_OK(normcache_op_free(op));
         CHECK_OK(normcache_op_free(fragment));

@@ -59,7 +59,9 @@ static void test_the_root_of_a_mutation_is_not_stored(void)
     CHECK_SEARCH(cache, "", NULL, 0, "[\"User:1\"]");
     CHECK_GET(cache, "User:1", "{\"__typename\":\"User\",\"id\":\"1\",\"name\":\"Ann\"}");
     CHECK_CODE(normcache_read(cache, op, NULL, 0, 0, &out, &length), NORMCACHE_MISS);
-    nc_check_output(__FILE__, __LINE__, "read", out, length, "{\"data\":null,\"missing\":[[\"login\"]]}");
+    nc_check_output(__FILE__, __LINE__, "read", out, length,
+                    "{\"data\":null,\"missing\":[{\"path\":[\"login\"],\"reason\":\"absent\",\"record\":\"MUTATION_ROOT\","
+                    "\"field\":\"login(email:a@b,password:hunter2)\"}]}");
     CHECK_OK(normcache_op_free(op));
     CHECK_OK(normcache_close(cache));
     check_file_lacks(path, "hunter2");

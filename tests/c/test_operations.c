@@ -58,10 +58,13 @@ static void test_write_then_read(void)
 
     droid = prepare(cache, "query ($id: ID!) { droid(id: $id) { name primaryFunction } }");
     check_read(cache, droid, "{\"id\": \"2001\"}", 0, NORMCACHE_MISS,
-               "{\"data\":null,\"missing\":[[\"droid\",\"primaryFunction\"]]}");
+               "{\"data\":null,\"missing\":[{\"path\":[\"droid\",\"primaryFunction\"],\"reason\":\"absent\","
+               "\"record\":\"Droid:2001\",\"field\":\"primaryFunction\"}]}");
     check_read(cache, droid, "{\"id\": \"2001\"}", NORMCACHE_READ_PARTIAL, NORMCACHE_MISS,
-               "{\"data\":{\"droid\":{\"name\":\"R2-D2\",\"primaryFunction\":null}},\"missing\":[[\"droid\",\"primaryFunction\"]]}");
-    check_read(cache, droid, "{\"id\": \"7\"}", 0, NORMCACHE_MISS, "{\"data\":null,\"missing\":[[\"droid\"]]}");
+               "{\"data\":{\"droid\":{\"name\":\"R2-D2\",\"primaryFunction\":null}},\"missing\":[{\"path\":[\"droid\","
+               "\"primaryFunction\"],\"reason\":\"absent\",\"record\":\"Droid:2001\",\"field\":\"primaryFunction\"}]}");
+    check_read(cache, droid, "{\"id\": \"7\"}", 0, NORMCACHE_MISS,
+               "{\"data\":null,\"missing\":[{\"path\":[\"droid\"],\"reason\":\"absent\",\"record\":\"Droid:7\"}]}");
     CHECK_CODE(normcache_read(cache, droid, NULL, 0, 4u, &out, &length), NORMCACHE_EINVAL);
     CHECK_OK(normcache_op_free(droid));
     CHECK_OK(normcache_close(cache));

@@ -128,7 +128,9 @@ static void test_remove_field(void)
     CHECK_CODE(normcache_remove_field(cache, "QUERY_ROOT", 10, "feed(first: 10)", 15), NORMCACHE_NOTFOUND);
     CHECK_OK(normcache_remove_field(cache, "QUERY_ROOT", 10, "feed(first:10)", 14));
     CHECK_CODE(normcache_read(cache, op, NULL, 0, 0, &out, &out_len), NORMCACHE_MISS);
-    CHECK_STR(out, out_len, "{\"data\":null,\"missing\":[[\"feed\"]]}");
+    CHECK_STR(out, out_len,
+              "{\"data\":null,\"missing\":[{\"path\":[\"feed\"],\"reason\":\"absent\",\"record\":\"QUERY_ROOT\","
+              "\"field\":\"feed(first:10)\"}]}");
     free(out);
     CHECK_GET(cache, "QUERY_ROOT.feed(first:10).0", "{\"id\":\"1\",\"title\":\"Hi\"}");
     CHECK_OK(normcache_write(cache, op, NULL, 0, response, strlen(response), NULL, NULL));

@@ -19,6 +19,7 @@ using NormCache::Operation;
 using NormCache::ReadResult;
 using NormCache::ResolvedKey;
 using test_support::Strings;
+using test_support::Token;
 
 using test_support::fail;
 using test_support::fresh_path;
@@ -129,16 +130,19 @@ void test_miss_and_partial()
 {
     Cache cache = schema_cache();
     const Operation hero = cache.prepare(hero_query);
-    CHECK_EQ(cache.read(hero), miss(R"({"data":null,"missing":[["hero"]]})"));
-    CHECK_EQ(cache.read(hero, {}, true), miss(R"({"data":{"hero":null},"missing":[["hero"]]})"));
+    const std::string no_hero = R"([{"path":["hero"],"reason":"absent","record":"QUERY_ROOT","field":"hero"}])";
+    CHECK_EQ(cache.read(hero), miss(R"({"data":null,"missing":)" + no_hero + "}"));
+    CHECK_EQ(cache.read(hero, {}, true), miss(R"({"data":{"hero":null},"missing":)" + no_hero + "}"));
     cache.write(hero, hero_response);
 
     const Operation droid = cache.prepare("query ($id: ID!) { droid(id: $id) { name primaryFunction } }");
-    CHECK_EQ(cache.read(droid, R"({"id": "2001"})"),
-             miss(R"({"data":null,"missing":[["droid","primaryFunction"]]})"));
+    const std::string no_function =
+        R"([{"path":["droid","primaryFunction"],"reason":"absent","record":"Droid:2001","field":"primaryFunction"}])";
+    CHECK_EQ(cache.read(droid, R"({"id": "2001"})"), miss(R"({"data":null,"missing":)" + no_function + "}"));
     CHECK_EQ(cache.read(droid, R"({"id": "2001"})", true),
-             miss(R"({"data":{"droid":{"name":"R2-D2","primaryFunction":null}},"missing":[["droid","primaryFunction"]]})"));
-    CHECK_EQ(cache.read(droid, R"({"id": "7"})"), miss(R"({"data":null,"missing":[["droid"]]})"));
+             miss(R"({"data":{"droid":{"name":"R2-D2","primaryFunction":null}},"missing":)" + no_function + "}"));
+    CHECK_EQ(cache.read(droid, R"({"id": "7"})"),
+             miss(R"({"data":null,"missing":[{"path":["droid"],"reason":"absent","record":"Droid:7"}]})"));
 
     CHECK_EQ(cache.write(droid,
                          R"({"data": {"droid": {"__typename": "Droid", "id": "2001", "name": "R2-D2", "primaryFunction": "Astromech"}}})",
@@ -167,15 +171,17 @@ void test_fragments()
                       "Droid:2001.__typename"}));
     CHECK_EQ(cache.read_fragment(fragment, "Droid:2001"),
              hit(R"({"name":"R2-D2","primaryFunction":"Astromech","friends":[{"name":"Luke"}]})"));
-    CHECK_EQ(cache.read_fragment(fragment, "Droid:9"), miss(R"({"data":null,"missing":[[]]})"));
-    CHECK_EQ(cache.read_fragment(fragment, "Droid:9", {}, true), miss(R"({"data":null,"missing":[[]]})"));
+    const std::string no_droid = R"({"data":null,"missing":[{"path":[],"reason":"absent","record":"Droid:9"}]})";
+    CHECK_EQ(cache.read_fragment(fragment, "Droid:9"), miss(no_droid));
+    CHECK_EQ(cache.read_fragment(fragment, "Droid:9", {}, true), miss(no_droid));
 
     // A record with a field missing: the miss names it; partial gives the rest.
     cache.put(R"({"Droid:3": {"__typename": "Droid", "id": "3", "name": "C-3PO", "friends": []}})");
-    CHECK_EQ(cache.read_fragment(fragment, "Droid:3"),
-             miss(R"({"data":null,"missing":[["primaryFunction"]]})"));
+    const std::string no_function =
+        R"([{"path":["primaryFunction"],"reason":"absent","record":"Droid:3","field":"primaryFunction"}])";
+    CHECK_EQ(cache.read_fragment(fragment, "Droid:3"), miss(R"({"data":null,"missing":)" + no_function + "}"));
     CHECK_EQ(cache.read_fragment(fragment, "Droid:3", "", true),
-             miss(R"({"data":{"name":"C-3PO","primaryFunction":null,"friends":[]},"missing":[["primaryFunction"]]})"));
+             miss(R"({"data":{"name":"C-3PO","primaryFunction":null,"friends":[]},"missing":)" + no_function + "}"));
 
     // One fragment of several, by name (the others used by it).
     const Operation named = cache.prepare(
@@ -419,18 +425,6 @@ void test_key_resolver_failures()
     CHECK_EQ(cache.write(op, fine), (Strings{"Fine:1.c", "Fine:1.__typename", "Fine:top.b",
                                              "Fine:top.__typename", "QUERY_ROOT.a"}));
 }
-
-/// Counts its own destruction in `*count`: the resolver that holds it has been destroyed.
-struct Token {
-    int *count; ///< where the destruction is counted
-
-    /// A token counting into `*counter`.
-    explicit Token(int *counter) noexcept : count(counter) {}
-    Token(const Token &) = delete;
-    Token &operator=(const Token &) = delete;
-    /// Counts one destruction.
-    ~Token() { ++*count; }
-};
 
 /// A resolver that keys every object with an "id" as `<group>:<id>`, and holds `token`
 /// (the only owner of it once the caller lets go).

@@ -48,6 +48,20 @@ template <typename T> std::string show(const T &value)
     return out.str();
 }
 
+/// Counts its own destruction in `*count`: held by a callback (a key resolver, a clock)
+/// through a shared_ptr, it tells a test when the library or the binding destroyed that
+/// callback.
+struct Token {
+    int *count; ///< where the destruction is counted
+
+    /// A token counting into `*counter`.
+    explicit Token(int *counter) noexcept : count(counter) {}
+    Token(const Token &) = delete;
+    Token &operator=(const Token &) = delete;
+    /// Counts one destruction.
+    ~Token() { ++*count; }
+};
+
 /// A directory made with mkdtemp under $TMPDIR (else /tmp), removed with all it holds
 /// when the program ends.
 struct TempDir {
