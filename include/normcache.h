@@ -39,6 +39,10 @@
  *    except normcache_close, which releases the child's copy and leaves the parent's
  *    handle and the file alone. Prepared operations (normcache_op) are plain values:
  *    a child may use inherited ones with a cache it opens itself.
+ *  - Time: every call that writes, reads an operation or a document, or invalidates asks
+ *    the handle's clock once (normcache_set_clock); a clock set by the host that fails
+ *    fails that call with NORMCACHE_ECALLBACK, which the Returns lists below do not
+ *    repeat. get, search, stats, remove* and clear never ask it.
  *  - Nothing crosses this boundary but status codes: bad input, a closed handle or a
  *    damaged file gives an error code, never a crash, and a failed write changes
  *    nothing.
@@ -521,10 +525,12 @@ int normcache_set_key_resolver_v2(normcache *cache, normcache_key_resolver resol
 /**
  * normcache_callback_error — a failing callback's reason.
  *
- * Called by a callback the library is running (a key resolver), on the thread it runs
- * on, before it returns a status other than NORMCACHE_OK: the error message of the call
- * that the callback fails (normcache_errmsg) then ends with `message` instead of the
- * returned status, e.g. "the key resolver failed at feed.0: KeyError: 'uuid'". The text
+ * Called by a callback the library is running (a key resolver, a fetch callback, a
+ * clock), on the thread it runs on, before it returns a status other than NORMCACHE_OK:
+ * the error message of the call that the callback fails (normcache_errmsg) then ends
+ * with `message` instead of the returned status, e.g. "the key resolver failed at
+ * feed.0: KeyError: 'uuid'". A clock has no status: a clock that gives a reason fails
+ * the call whatever time it returns. The text
  * is copied; bytes that are not UTF-8 are replaced by U+FFFD. Calling it again replaces
  * the reason, and an empty message takes it back; a callback that returns NORMCACHE_OK
  * leaves no reason behind.
@@ -758,7 +764,8 @@ int normcache_read(normcache *cache, normcache_op *op,
  * of fragments alone (`fragment F on Dog { name owner { id } }`; operation_name picks
  * one of several). Outputs and codes as normcache_read, for the object at `key`; a
  * record that is not there is one miss at the root of the data ({"data":null,
- * "missing":[[]]}, also with NORMCACHE_READ_PARTIAL). Preparing an
+ * "missing":[{"path":[],"reason":"absent","record":"Dog:9"}]}, also with
+ * NORMCACHE_READ_PARTIAL). Preparing an
  * operation and passing it here is NORMCACHE_EINVAL, as is the converse with
  * normcache_read.
  */
@@ -803,7 +810,9 @@ int normcache_write_fragment(normcache *cache, normcache_op *fragment, const cha
  *     Expires: E stores now + (E - D) - max(A, now - D) (Date absent: E - A), and an
  *     Expires that is not a valid HTTP-date ("0") means already expired. Other
  *     directives (private, public, must-revalidate, s-maxage, stale-while-revalidate,
- *     extensions) are accepted and have no effect. A malformed Cache-Control, Age or
+ *     extensions) are accepted and have no effect. A max-age above 2147483648 counts
+ *     as 2147483648; two different max-age values make the data stale at once (RFC
+ *     9111 4.2.1); an Age list counts by its first member. A malformed Cache-Control, Age or
  *     Date value is NORMCACHE_EINVAL naming the header and the byte.
  * or from normcache_invalidate, which sets it to now (unless the field expired
  * before) and marks the field "invalidated". Each field a write carries gets that

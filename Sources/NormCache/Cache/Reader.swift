@@ -360,10 +360,17 @@ struct Reader: ~Copyable {
 
     /// Notes the current path (and `extra` after it) as missing for `reason`: the field
     /// `field` of the record `record`, or the record itself when `field` is nil.
+    /// A root field of a mutation whose root is not stored is named without its
+    /// arguments, which may be secrets (`login` for `login(email:a@b,password:hunter2)`).
     private mutating func noteMissing(_ reason: MissReason, record: UnsafeRawBufferPointer, field: UnsafeRawBufferPointer?,
                                       then extra: ResponsePathSegment? = nil) {
+        let recordKey = String(decoding: record, as: UTF8.self)
+        var fieldKey = field.map { String(decoding: $0, as: UTF8.self) }
+        if recordKey == "MUTATION_ROOT", !context.keyRules.storesMutationRoot, let key = fieldKey {
+            fieldKey = String(key.prefix { $0 != "(" })
+        }
         missing.append(FieldReport(path: context.shapes.responsePath(path.elements(0..<path.count), then: extra).segments, reason: reason,
-                                    record: String(decoding: record, as: UTF8.self), field: field.map { String(decoding: $0, as: UTF8.self) }))
+                                   record: recordKey, field: fieldKey))
     }
 
     private func currentPath() -> ResponsePath {
