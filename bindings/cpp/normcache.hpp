@@ -20,6 +20,12 @@
  * read_result(op, variables, ReadOptions, key), as the Python binding's write(op,
  * response, variables, max_age=..., headers=...) and read_result(op, variables, ...).
  *
+ * Fetching: Cache::execute(op, variables, ExecuteOptions, fetch, on_result) runs an
+ * operation under a fetch policy, calling the host's fetch (a callable that may throw)
+ * when the policy goes to the network; put_document, get_document and execute_document
+ * do the same for plain JSON documents (REST). Exceptions never cross the C interface:
+ * every callback runs inside a trampoline that catches them (see Cache::execute).
+ *
  * The namespace is NormCache (as the Swift module) rather than normcache because the
  * C header declares `struct normcache` and `typedef ... normcache` at global scope, and
  * C++ forbids a namespace of the same name beside them.
@@ -34,8 +40,11 @@
 
 #include "normcache.h"
 
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -135,6 +144,25 @@ public:
     using Error::Error;
 };
 
+/**
+ * NORMCACHE_EFETCH: a fetch failed and no cached data stood in (Cache::execute). A Fetch
+ * throws it to say that the network failed (the server is down, it answered 503): the
+ * library then falls back to usable cached data, with what() as its fetch_error, or
+ * execute throws a FetchError with the same message.
+ */
+class FetchError : public Error {
+public:
+    using Error::Error;
+    /** A failed fetch, for a Fetch to throw: NORMCACHE_EFETCH with `message`. */
+    explicit FetchError(const std::string &message) : Error(NORMCACHE_EFETCH, message) {}
+};
+
+/** NORMCACHE_EGRAPHQL: a fetched response carried GraphQL errors under ErrorPolicy::none. */
+class GraphQLError : public Error {
+public:
+    using Error::Error;
+};
+
 /** Internals of the binding; not part of its interface. */
 namespace detail {
 
@@ -159,6 +187,8 @@ namespace detail {
     case NORMCACHE_ENOMEM: throw OutOfMemoryError(code, message);
     case NORMCACHE_ENOTCACHE: throw NotACacheError(code, message);
     case NORMCACHE_EREADONLY: throw ReadOnlyError(code, message);
+    case NORMCACHE_EFETCH: throw FetchError(code, message);
+    case NORMCACHE_EGRAPHQL: throw GraphQLError(code, message);
     default: throw Error(code, message);
     }
 }
@@ -809,6 +839,402 @@ inline std::optional<std::uint64_t> result_time(std::string_view json, std::stri
 } // namespace detail
 
 /* ---------------------------------------------------------------------------
+ * Fetching (see the Fetching section of include/normcache.h)
+ * ------------------------------------------------------------------------- */
+
+/**
+ * The fetch policies of Cache::execute (normcache_policy): when to read the cache and
+ * when to go to the network, and whether the answer is written.
+ */
+enum class Policy {
+    cache_first = NORMCACHE_CACHE_FIRST,                      ///< the cache; the network on a miss (the default)
+    cache_only = NORMCACHE_CACHE_ONLY,                        ///< the cache alone (a mutation still fetches)
+    network_only = NORMCACHE_NETWORK_ONLY,                    ///< the network, always; written
+    no_store = NORMCACHE_NO_STORE,                            ///< the network, always; nothing written
+    network_first = NORMCACHE_NETWORK_FIRST,                  ///< the network; the cache when the fetch fails
+    cache_and_network = NORMCACHE_CACHE_AND_NETWORK,          ///< usable cached data first, then the network's
+    stale_while_revalidate = NORMCACHE_STALE_WHILE_REVALIDATE ///< the cache; the network on a miss or stale data
+};
+
+/** What Cache::execute does with GraphQL "errors" in a response (normcache_error_policy). */
+enum class ErrorPolicy {
+    none = NORMCACHE_ERRORS_NONE,     ///< write nothing; throw GraphQLError naming the first error
+    ignore = NORMCACHE_ERRORS_IGNORE, ///< write and return the data as if there were no errors
+    all = NORMCACHE_ERRORS_ALL        ///< write and return the data, with the errors in ExecuteResult::errors
+};
+
+/**
+ * How Cache::execute runs (normcache_execute_options): ExecuteOptions{} is cache-first
+ * with fresh data only and ErrorPolicy::none; ExecuteOptions{Policy::network_first, 60}
+ * allows data 60 s stale.
+ */
+struct ExecuteOptions {
+    /** Options with the policy `policy_`, `max_stale_` and the error policy `error_policy_`. */
+    constexpr ExecuteOptions(Policy policy_ = Policy::cache_first,
+                             std::optional<std::uint64_t> max_stale_ = std::nullopt,
+                             ErrorPolicy error_policy_ = ErrorPolicy::none) noexcept
+        : policy(policy_), max_stale(max_stale_), error_policy(error_policy_)
+    {
+    }
+
+    /** The fetch policy. */
+    Policy policy = Policy::cache_first;
+    /**
+     * Seconds past its expiry cached data may be and still be used (its result's status
+     * is then ReadStatus::stale); nullopt, the default: only fresh data. Values above
+     * INT64_MAX are read as INT64_MAX.
+     */
+    std::optional<std::uint64_t> max_stale;
+    /** What a response with GraphQL errors does. */
+    ErrorPolicy error_policy = ErrorPolicy::none;
+};
+
+/**
+ * What the library asks of the network (normcache_fetch_request), valid during the
+ * Fetch call only. For an operation: the network document to send (with __typename and
+ * key fields added), its operation name (nullopt: anonymous) and the variables as a JSON
+ * object ("{}" when none were given); `key` is nullopt. For a document
+ * (execute_document): `key`, the document's key (the host knows what URL it stands
+ * for); the others empty.
+ */
+struct FetchRequest {
+    std::string_view document;                      ///< the network document; empty for a document
+    std::optional<std::string_view> operation_name; ///< the operation's name; nullopt when anonymous
+    std::string_view variables_json;                ///< the variables as a JSON object; empty for a document
+    std::optional<std::string_view> key;            ///< the document's key; nullopt for an operation
+};
+
+/**
+ * A Fetch's answer: the response body (a GraphQL response, or for a document any JSON
+ * value) and its caching headers as the server sent them, which set how long what is
+ * written stays fresh (as WriteOptions; the earliest expiry wins). Owns its strings, so
+ * that a Fetch can build it from a response it then drops.
+ */
+struct FetchReply {
+    std::string body;                         ///< the response body
+    std::optional<std::uint32_t> max_age;     ///< seconds fresh, the host's limit (0: stale at once)
+    std::optional<std::string> cache_control; ///< the Cache-Control header's value
+    std::optional<std::string> age;           ///< the Age header's value
+    std::optional<std::string> date;          ///< the Date header's value
+    std::optional<std::string> expires;       ///< the Expires header's value
+};
+
+/**
+ * The host's network call: sends `request` and returns the response. To say that the
+ * network failed, throw FetchError (or return nothing else): the library may fall back
+ * to cached data. Any other exception fails the execute call and is rethrown by it (see
+ * Cache::execute).
+ */
+using Fetch = std::function<FetchReply(const FetchRequest &request)>;
+
+/** Where a result of Cache::execute came from. */
+enum class Source {
+    cache,  ///< read from the cache
+    network ///< the network's answer, read back as the user's selection
+};
+
+/**
+ * One result of Cache::execute or execute_document.
+ *
+ * `json` is the library's result object, byte for byte:
+ * {"source":"cache"|"network","data":{...}|null,"missing":[...],"stale":[...],
+ * "oldestWrittenAt":n|null,"earliestExpiry":n|null,"errors":[...]|null,"fetchError":"..."|null}
+ * ("missing" and "stale" entries as ReadResult describes them). The other members are
+ * taken from it.
+ */
+struct ExecuteResult {
+    ReadStatus status = ReadStatus::miss;           ///< complete, stale (within max_stale) or miss
+    Source source = Source::cache;                  ///< "source"
+    std::string json;                               ///< the whole result object
+    std::optional<std::uint64_t> oldest_written_at; ///< "oldestWrittenAt"
+    std::optional<std::uint64_t> earliest_expiry;   ///< "earliestExpiry"
+    std::optional<std::string> errors;              ///< "errors" as the server wrote them (ErrorPolicy::all)
+    std::optional<std::string> fetch_error;         ///< "fetchError": why the network failed, when the cache stood in
+
+    /** Equal when every member is. */
+    friend bool operator==(const ExecuteResult &a, const ExecuteResult &b)
+    {
+        return a.status == b.status && a.source == b.source && a.json == b.json &&
+               a.oldest_written_at == b.oldest_written_at && a.earliest_expiry == b.earliest_expiry &&
+               a.errors == b.errors && a.fetch_error == b.fetch_error;
+    }
+    /** Not equal when a member differs. */
+    friend bool operator!=(const ExecuteResult &a, const ExecuteResult &b) { return !(a == b); }
+};
+
+/** Gets each result of Cache::execute as it comes (a cached one first, then the network's). */
+using ResultCallback = std::function<void(const ExecuteResult &result)>;
+
+namespace detail {
+
+/** Throws JSONError for a result of the library that is not of the form this binding reads. */
+[[noreturn]] inline void bad_result(const char *what)
+{
+    throw JSONError(NORMCACHE_EJSON, std::string("normcache: a result object ") + what);
+}
+
+/** The first position at or after `position` that is not JSON whitespace. */
+inline std::size_t skip_space(std::string_view json, std::size_t position) noexcept
+{
+    while (position < json.size() &&
+           (json[position] == ' ' || json[position] == '\t' || json[position] == '\n' || json[position] == '\r')) {
+        ++position;
+    }
+    return position;
+}
+
+/** The position just after the JSON string whose opening quote is at `position`. */
+inline std::size_t skip_string(std::string_view json, std::size_t position)
+{
+    for (++position; position < json.size(); ++position) {
+        if (json[position] == '\\') {
+            ++position;
+        } else if (json[position] == '"') {
+            return position + 1;
+        }
+    }
+    bad_result("has an unterminated string");
+}
+
+/**
+ * The position just after the JSON value that starts at `position` (valid JSON, as the
+ * library writes it; a document's value as written, spaces included): a string, an
+ * object or array with everything in it, or a number or literal.
+ */
+inline std::size_t skip_value(std::string_view json, std::size_t position)
+{
+    if (position < json.size() && json[position] == '"') {
+        return skip_string(json, position);
+    }
+    if (position < json.size() && (json[position] == '{' || json[position] == '[')) {
+        std::size_t depth = 0;
+        while (position < json.size()) {
+            const char c = json[position];
+            if (c == '"') {
+                position = skip_string(json, position);
+                continue;
+            }
+            ++position;
+            if (c == '{' || c == '[') {
+                ++depth;
+            } else if ((c == '}' || c == ']') && --depth == 0) {
+                return position;
+            }
+        }
+        bad_result("has an unterminated object or array");
+    }
+    while (position < json.size() && json[position] != ',' && json[position] != '}' && json[position] != ']' &&
+           json[position] != ' ' && json[position] != '\t' && json[position] != '\n' && json[position] != '\r') {
+        ++position;
+    }
+    return position;
+}
+
+/**
+ * The JSON text of the member `name` of the top-level object `json` (a result of the
+ * library); a member nested deeper never matches. Throws JSONError when there is none.
+ */
+inline std::string_view top_level_member(std::string_view json, std::string_view name)
+{
+    std::size_t position = skip_space(json, 0);
+    if (position >= json.size() || json[position] != '{') {
+        bad_result("is not a JSON object");
+    }
+    position = skip_space(json, position + 1);
+    while (position < json.size() && json[position] == '"') {
+        const std::size_t name_end = skip_string(json, position);
+        const std::string_view found = json.substr(position + 1, name_end - position - 2);
+        position = skip_space(json, name_end);
+        if (position >= json.size() || json[position] != ':') {
+            bad_result("lacks a ':' after a member name");
+        }
+        const std::size_t value = skip_space(json, position + 1);
+        const std::size_t value_end = skip_value(json, value);
+        if (found == name) {
+            return json.substr(value, value_end - value);
+        }
+        position = skip_space(json, value_end);
+        if (position < json.size() && json[position] == ',') {
+            position = skip_space(json, position + 1);
+        }
+    }
+    bad_result(("lacks the member '" + std::string(name) + "'").c_str());
+}
+
+/** A time member's text: nullopt for null, else the number. Throws JSONError for anything else. */
+inline std::optional<std::uint64_t> json_time(std::string_view text)
+{
+    if (text == "null") {
+        return std::nullopt;
+    }
+    std::uint64_t value = 0;
+    const char *end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (error != std::errc() || stop != end) {
+        bad_result("has a time that is not a number");
+    }
+    return value;
+}
+
+/** The ReadStatus of a read's status `code`; throws the exception of any other code. */
+inline ReadStatus read_status(int code)
+{
+    switch (code) {
+    case NORMCACHE_OK: return ReadStatus::complete;
+    case NORMCACHE_STALE: return ReadStatus::stale;
+    case NORMCACHE_MISS: return ReadStatus::miss;
+    default: throw_error(code);
+    }
+}
+
+/** The ExecuteResult of one result `json` of the library, with the status `code`. */
+inline ExecuteResult execute_result(int code, std::string_view json)
+{
+    ExecuteResult result;
+    result.status = read_status(code);
+    result.source = top_level_member(json, "source") == "\"network\"" ? Source::network : Source::cache;
+    result.json = std::string(json);
+    result.oldest_written_at = json_time(top_level_member(json, "oldestWrittenAt"));
+    result.earliest_expiry = json_time(top_level_member(json, "earliestExpiry"));
+    const std::string_view errors = top_level_member(json, "errors");
+    if (errors != "null") {
+        result.errors = std::string(errors);
+    }
+    const std::string_view fetch_error = top_level_member(json, "fetchError");
+    if (fetch_error != "null") {
+        // A JSON string, decoded as the one element of an array.
+        result.fetch_error = parse_string_array("[" + std::string(fetch_error) + "]").at(0);
+    }
+    return result;
+}
+
+/** A max_stale for the C options structs: -1 for nullopt, values above INT64_MAX as INT64_MAX. */
+inline std::int64_t native_max_stale(const std::optional<std::uint64_t> &max_stale) noexcept
+{
+    constexpr auto most = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    return max_stale ? static_cast<std::int64_t>(*max_stale < most ? *max_stale : most) : -1;
+}
+
+/** The normcache_execute_options of `options`. */
+inline ::normcache_execute_options native_execute_options(const ExecuteOptions &options) noexcept
+{
+    ::normcache_execute_options native{};
+    native.size = sizeof native;
+    native.policy = static_cast<int>(options.policy);
+    native.error_policy = static_cast<int>(options.error_policy);
+    native.max_stale = native_max_stale(options.max_stale);
+    return native;
+}
+
+/** The normcache_read_options of `options`. */
+inline ::normcache_read_options native_read_options(const ReadOptions &options) noexcept
+{
+    ::normcache_read_options native{};
+    native.size = sizeof native;
+    native.flags = options.partial ? NORMCACHE_READ_PARTIAL : 0u;
+    native.max_stale = native_max_stale(options.max_stale);
+    return native;
+}
+
+/** The normcache_write_options of `options`, whose views it points at. */
+inline ::normcache_write_options native_write_options(const WriteOptions &options) noexcept
+{
+    ::normcache_write_options native{};
+    native.size = sizeof native;
+    native.max_age = options.max_age ? static_cast<std::int64_t>(*options.max_age) : -1;
+    set_header(options.cache_control, native.cache_control, native.cache_control_len);
+    set_header(options.age, native.age, native.age_len);
+    set_header(options.date, native.date, native.date_len);
+    set_header(options.expires, native.expires, native.expires_len);
+    return native;
+}
+
+/** An optional string as the optional view WriteOptions takes. */
+inline std::optional<std::string_view> view_of(const std::optional<std::string> &text) noexcept
+{
+    return text ? std::optional<std::string_view>(*text) : std::nullopt;
+}
+
+/** A (pointer, length) text of the C interface as a view; nullopt for NULL. */
+inline std::optional<std::string_view> text_of(const char *text, std::size_t length) noexcept
+{
+    return text != nullptr ? std::optional<std::string_view>(std::string_view(text, length)) : std::nullopt;
+}
+
+/**
+ * One execute call's callbacks, the context of both trampolines, and what they caught:
+ * the exceptions are kept here, never thrown through the library, and rethrown by
+ * finish once the C call has returned.
+ */
+struct Execution {
+    const Fetch *fetch;                     ///< the caller's fetch (may be empty)
+    const ResultCallback *on_result;        ///< the caller's result callback (may be empty)
+    std::exception_ptr fetch_failure = {};  ///< what the fetch threw, other than FetchError
+    std::exception_ptr result_failure = {}; ///< what on_result threw first
+
+    /** The last result of the call that returned `code` and `json`; rethrows what a callback threw. */
+    ExecuteResult finish(int code, std::string_view json) const
+    {
+        if (fetch_failure) {
+            std::rethrow_exception(fetch_failure);
+        }
+        if (result_failure) {
+            std::rethrow_exception(result_failure);
+        }
+        return execute_result(code, json);
+    }
+};
+
+/**
+ * The C fetch callback over an Execution (`context`): calls the Fetch and answers with
+ * its FetchReply. Catches everything (see Cache::execute): a FetchError is answered as
+ * a failed fetch; any other exception, or a reply the library refuses, is kept in the
+ * Execution and the reply left unanswered, which fails the call without a fallback.
+ */
+inline int fetch_trampoline(void *context, const ::normcache_fetch_request *request,
+                            ::normcache_fetch_reply *reply) noexcept
+{
+    Execution &execution = *static_cast<Execution *>(context);
+    try {
+        const FetchRequest cpp_request{text_of(request->document, request->document_len).value_or(""),
+                                       text_of(request->operation_name, request->operation_name_len),
+                                       text_of(request->variables_json, request->variables_len).value_or(""),
+                                       text_of(request->key, request->key_len)};
+        const FetchReply answer = (*execution.fetch)(cpp_request);
+        const ::normcache_write_options headers = native_write_options(
+            WriteOptions{answer.max_age, view_of(answer.cache_control), view_of(answer.age), view_of(answer.date),
+                         view_of(answer.expires)});
+        check(normcache_fetch_reply_set(reply, answer.body.data(), answer.body.size(), &headers));
+    } catch (const FetchError &error) {
+        const char *message = error.what();
+        normcache_fetch_reply_error(reply, message, std::char_traits<char>::length(message));
+    } catch (...) {
+        execution.fetch_failure = std::current_exception();
+    }
+    return NORMCACHE_OK;
+}
+
+/**
+ * The C result callback over an Execution (`context`): hands the result to the
+ * ResultCallback. The first exception it throws is kept, and later results are not
+ * delivered.
+ */
+inline void result_trampoline(void *context, int status, const char *json, std::size_t length) noexcept
+{
+    Execution &execution = *static_cast<Execution *>(context);
+    if (execution.result_failure) {
+        return;
+    }
+    try {
+        (*execution.on_result)(execute_result(status, std::string_view(json, length)));
+    } catch (...) {
+        execution.result_failure = std::current_exception();
+    }
+}
+
+} // namespace detail
+
+/* ---------------------------------------------------------------------------
  * The cache
  * ------------------------------------------------------------------------- */
 
@@ -828,6 +1254,10 @@ inline std::optional<std::uint64_t> result_time(std::string_view json, std::stri
  * invalidate_prefix mark data stale, and set_clock sets the time a test runs at. The
  * max-age rules come from the schema (@cacheControl) and configure ("maxAges",
  * "defaultMaxAge").
+ *
+ * Fetching: execute runs an operation as a client does, under a Policy, reading the
+ * cache and calling a Fetch as the policy says and writing what the network answers;
+ * put_document, get_document and execute_document keep plain JSON documents (REST).
  */
 class Cache {
 public:
@@ -1267,6 +1697,116 @@ public:
     void set_clock(::normcache_clock clock, void *context)
     {
         detail::check(normcache_set_clock(live(), clock, context));
+    }
+
+    /* Fetching ------------------------------------------------------------------ */
+
+    /**
+     * Runs `operation` with `variables_json` (empty: none) as a client does, under
+     * `options.policy` (see Policy and the Fetching section of normcache.h): reads the
+     * cache, calls `fetch` when the policy goes to the network, writes what it answers
+     * (unless the policy or the reply's Cache-Control: no-store says not to), and
+     * returns the last result. `on_result`, when set, gets every result as it comes: a
+     * usable cached one first for the policies that follow it with the network's.
+     *
+     * `fetch` may be empty only when nothing goes to the network (Policy::cache_only for
+     * a query; InvalidArgumentError "fetch is NULL, but the call goes to the network"
+     * otherwise). It runs on this thread, outside every lock of the library, and may use
+     * this cache (read, write, even execute).
+     *
+     * Exceptions from the callbacks never unwind through the library; each is caught in
+     * the C trampoline that called it:
+     *  - a FetchError the fetch throws is the network failing: the library gets its
+     *    what() as the fetch's error (normcache_fetch_reply_error) and falls back to
+     *    usable cached data, whose result then carries fetch_error; with none, execute
+     *    throws FetchError with that message;
+     *  - any other exception the fetch throws (a bug, std::bad_alloc, the host's own
+     *    types) is not a network failure and must not be hidden behind cached data: the
+     *    trampoline keeps it and answers nothing, the library fails the call
+     *    (NORMCACHE_ECALLBACK) writing nothing and falling back to nothing, and execute
+     *    rethrows the original exception, its type intact, once the C call has returned;
+     *  - a FetchReply the library refuses (a max_age above NORMCACHE_MAX_AGE_LIMIT, a
+     *    header that is not UTF-8) is thrown as that InvalidArgumentError, the same way;
+     *  - an exception from on_result is kept and rethrown once the call has returned; the
+     *    call runs to its end (what it writes stays written) and later results are not
+     *    delivered.
+     * Throws FetchError, GraphQLError (ErrorPolicy::none), JSONError or DataError (a
+     * reply that cannot be written; nothing is written), InvalidArgumentError (bad
+     * options, variables or headers, a fragment, a subscription), ClosedError, and the
+     * errors of write.
+     */
+    ExecuteResult execute(const Operation &operation, std::string_view variables_json,
+                          const ExecuteOptions &options, const Fetch &fetch,
+                          const ResultCallback &on_result = {})
+    {
+        const ::normcache_execute_options native = detail::native_execute_options(options);
+        detail::Execution execution{&fetch, &on_result};
+        Buffer json;
+        const int code = normcache_execute(
+            live(), operation.live(), variables_json.data(), variables_json.size(), &native,
+            fetch ? detail::fetch_trampoline : nullptr, &execution,
+            on_result ? detail::result_trampoline : nullptr, &execution, json.out(), json.out_len());
+        return execution.finish(code, json.view());
+    }
+
+    /**
+     * Stores `json` (any JSON value, kept as written: digits, spaces, member order) as
+     * the document `key` ("GET /articles?page=1"), replacing one there, with the
+     * lifetime `options` gives (none by default: it never expires). Returns false when
+     * the options say Cache-Control: no-store (nothing is written). Throws JSONError,
+     * InvalidArgumentError (an empty or non-UTF-8 key, a record of fields under `key`,
+     * bad options), ReadOnlyError, ClosedError.
+     */
+    bool put_document(std::string_view key, std::string_view json, const WriteOptions &options = {})
+    {
+        const ::normcache_write_options native = detail::native_write_options(options);
+        const int code = normcache_put_document(live(), key.data(), key.size(), json.data(), json.size(), &native);
+        if (code != NORMCACHE_OK && code != NORMCACHE_NOTSTORED) {
+            detail::throw_error(code);
+        }
+        return code == NORMCACHE_OK;
+    }
+
+    /**
+     * The document `key` with its freshness, a miss included (never an exception for
+     * one): the status and normcache_get_document's object, whose "data" is the
+     * document as written ({"data":<document>|null,"missing":[...],"stale":[...],
+     * "oldestWrittenAt":n,"earliestExpiry":n|null}), and the two times. An absent
+     * document is a miss with one "missing" entry {"path":[],"reason":"absent",
+     * "record":"<key>"}. `options` as for read_result (max_stale, partial). Throws
+     * InvalidArgumentError (an empty or non-UTF-8 key, a record of fields), ClosedError.
+     */
+    FullReadResult get_document(std::string_view key, const ReadOptions &options = {})
+    {
+        const ::normcache_read_options native = detail::native_read_options(options);
+        Buffer json;
+        const int code = normcache_get_document(live(), key.data(), key.size(), &native, json.out(), json.out_len());
+        const std::string_view view = json.view();
+        return FullReadResult{detail::read_status(code), json.str(),
+                              detail::json_time(detail::top_level_member(view, "oldestWrittenAt")),
+                              detail::json_time(detail::top_level_member(view, "earliestExpiry"))};
+    }
+
+    /**
+     * Runs a fetch policy for the document `key`, as execute does for an operation: the
+     * fetch gets a FetchRequest whose `key` is set (the document and variables empty)
+     * and answers the body with its caching headers (or a max_age of the host's), which
+     * is stored as put_document stores it. The REST flow "the cache while younger than
+     * 30 minutes, else the API" is Policy::cache_first with a reply whose max_age is
+     * 1800. A network result's data is the body as it came. `options.error_policy` does
+     * not apply. Throws as execute does; JSONError for a body that is not JSON (nothing
+     * is written).
+     */
+    ExecuteResult execute_document(std::string_view key, const ExecuteOptions &options, const Fetch &fetch,
+                                   const ResultCallback &on_result = {})
+    {
+        const ::normcache_execute_options native = detail::native_execute_options(options);
+        detail::Execution execution{&fetch, &on_result};
+        Buffer json;
+        const int code = normcache_execute_document(
+            live(), key.data(), key.size(), &native, fetch ? detail::fetch_trampoline : nullptr, &execution,
+            on_result ? detail::result_trampoline : nullptr, &execution, json.out(), json.out_len());
+        return execution.finish(code, json.view());
     }
 
     /** The version of the loaded library, "MAJOR.MINOR.PATCH". */
