@@ -568,10 +568,10 @@ struct ReadOptions {
  * nullopt when the read used no field, or no field it used ever expires.
  */
 struct FullReadResult {
-    ReadStatus status = ReadStatus::miss;             ///< what the read found
-    std::string json;                                 ///< the library's whole result object
-    std::optional<std::uint64_t> oldest_written_at;   ///< "oldestWrittenAt"
-    std::optional<std::uint64_t> earliest_expiry;     ///< "earliestExpiry"
+    ReadStatus status = ReadStatus::miss;           ///< what the read found
+    std::string json;                               ///< the library's whole result object
+    std::optional<std::uint64_t> oldest_written_at; ///< "oldestWrittenAt"
+    std::optional<std::uint64_t> earliest_expiry;   ///< "earliestExpiry"
 
     /** Equal when every member is. */
     friend bool operator==(const FullReadResult &a, const FullReadResult &b)
@@ -609,8 +609,8 @@ struct WriteOptions {
  * and the changed "recordKey.fieldKey" strings, in input order.
  */
 struct WriteResult {
-    bool stored = false;               ///< false: NORMCACHE_NOTSTORED, nothing written
-    std::vector<std::string> changed;  ///< the changed fields, as write returns them
+    bool stored = false;              ///< false: NORMCACHE_NOTSTORED, nothing written
+    std::vector<std::string> changed; ///< the changed fields, as write returns them
 
     /** Equal when both members are. */
     friend bool operator==(const WriteResult &a, const WriteResult &b)
@@ -1538,7 +1538,7 @@ public:
         constexpr auto most = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
         native.max_stale = !options.max_stale ? -1
                                               : static_cast<std::int64_t>(*options.max_stale < most ? *options.max_stale
-                                                                                                      : most);
+                                                                                                    : most);
         const char *key_data = key ? (key->data() != nullptr ? key->data() : "") : nullptr;
         Buffer json;
         const int code = normcache_read_ex(live(), operation.live(), key_data, key ? key->size() : 0,

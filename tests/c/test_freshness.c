@@ -46,20 +46,20 @@ static const char *feed_response =
     "\"author\": {\"__typename\": \"User\", \"id\": \"7\", \"name\": \"Ada\"}}]}}";
 
 /** The data of the feed, as a read rebuilds it. */
-#define FEED_DATA                                                                                   \
+#define FEED_DATA                                                                                             \
     "{\"feed\":[{\"id\":\"1\",\"title\":\"One\",\"body\":\"B1\",\"author\":{\"id\":\"7\",\"name\":\"Ada\"}}," \
     "{\"id\":\"2\",\"title\":\"Two\",\"body\":\"B2\",\"author\":{\"id\":\"7\",\"name\":\"Ada\"}}]}"
 
 /** The 14 fields the feed's response writes, as normcache_write reports them. */
-#define FEED_CHANGED                                                                               \
-    "[\"User:7.id\",\"User:7.name\",\"User:7.__typename\",\"Article:1.id\",\"Article:1.title\","        \
-    "\"Article:1.body\",\"Article:1.author\",\"Article:1.__typename\",\"Article:2.id\","              \
-    "\"Article:2.title\",\"Article:2.body\",\"Article:2.author\",\"Article:2.__typename\","           \
+#define FEED_CHANGED                                                                             \
+    "[\"User:7.id\",\"User:7.name\",\"User:7.__typename\",\"Article:1.id\",\"Article:1.title\"," \
+    "\"Article:1.body\",\"Article:1.author\",\"Article:1.__typename\",\"Article:2.id\","         \
+    "\"Article:2.title\",\"Article:2.body\",\"Article:2.author\",\"Article:2.__typename\","      \
     "\"QUERY_ROOT.feed(first:2)\"]"
 
 /** A miss entry of the feed's field `field` of article `n` (0 or 1), stale or invalidated. */
-#define ARTICLE_ENTRY(n, id, field, reason, written, expired)                                        \
-    "{\"path\":[\"feed\"," #n ",\"" field "\"],\"reason\":\"" reason "\",\"record\":\"Article:" id     \
+#define ARTICLE_ENTRY(n, id, field, reason, written, expired)                                      \
+    "{\"path\":[\"feed\"," #n ",\"" field "\"],\"reason\":\"" reason "\",\"record\":\"Article:" id \
     "\",\"field\":\"" field "\",\"writtenAt\":" written ",\"expiredAt\":" expired "}"
 
 /** Prepares `document` on `cache`, failing the test unless it works. */
@@ -158,21 +158,21 @@ static normcache_write_options write_options(void)
 }
 
 /** Sets one header of write options to the C string `value` (NULL: absent). */
-#define SET_HEADER(options, header, value)                                    \
-    do {                                                                      \
-        const char *nc_value_ = (value);                                      \
-        (options).header = nc_value_;                                         \
-        (options).header##_len = nc_value_ == NULL ? 0 : strlen(nc_value_);   \
+#define SET_HEADER(options, header, value)                                  \
+    do {                                                                    \
+        const char *nc_value_ = (value);                                    \
+        (options).header = nc_value_;                                       \
+        (options).header##_len = nc_value_ == NULL ? 0 : strlen(nc_value_); \
     } while (0)
 
 /** Fails unless the last error message of this thread is exactly `expected`. */
-#define CHECK_ERRMSG_IS(expected)                                                                    \
-    do {                                                                                             \
-        const char *nc_expected_ = (expected);                                                       \
-        if (strcmp(normcache_errmsg(), nc_expected_) != 0) {                                         \
-            nc_fail(__FILE__, __LINE__, "errmsg is \"%s\", expected \"%s\"", normcache_errmsg(),     \
-                    nc_expected_);                                                                   \
-        }                                                                                            \
+#define CHECK_ERRMSG_IS(expected)                                                                \
+    do {                                                                                         \
+        const char *nc_expected_ = (expected);                                                   \
+        if (strcmp(normcache_errmsg(), nc_expected_) != 0) {                                     \
+            nc_fail(__FILE__, __LINE__, "errmsg is \"%s\", expected \"%s\"", normcache_errmsg(), \
+                    nc_expected_);                                                               \
+        }                                                                                        \
     } while (0)
 
 /**
@@ -328,9 +328,9 @@ static void check_timeline_at(int line, struct test_clock *clock, normcache *cac
     check_timeline_at(__LINE__, (clock), (cache), (op), (moments), sizeof(moments) / sizeof((moments)[0]))
 
 /** The author entries of both articles, stale, expired at `expired`. */
-#define AUTHOR_ENTRIES(expired)                                                                         \
+#define AUTHOR_ENTRIES(expired)                                                                             \
     "{\"path\":[\"feed\",0,\"author\"],\"reason\":\"stale\",\"record\":\"Article:1\",\"field\":\"author\"," \
-    "\"writtenAt\":784111777,\"expiredAt\":" expired "},"                                                \
+    "\"writtenAt\":784111777,\"expiredAt\":" expired "},"                                                   \
     "{\"path\":[\"feed\",1,\"author\"],\"reason\":\"stale\",\"record\":\"Article:2\",\"field\":\"author\"," \
     "\"writtenAt\":784111777,\"expiredAt\":" expired "}"
 
@@ -340,9 +340,9 @@ static void check_timeline_at(int line, struct test_clock *clock, normcache *cac
     "\"writtenAt\":784111777,\"expiredAt\":" expired "}"
 
 /** The body entries of both articles, stale, expired at `expired`. */
-#define BODY_ENTRIES(expired)                                               \
-    ARTICLE_ENTRY(0, "1", "body", "stale", "784111777", expired) "," \
-    ARTICLE_ENTRY(1, "2", "body", "stale", "784111777", expired)
+#define BODY_ENTRIES(expired)                                    \
+    ARTICLE_ENTRY(0, "1", "body", "stale", "784111777", expired) \
+    "," ARTICLE_ENTRY(1, "2", "body", "stale", "784111777", expired)
 
 /** A miss of normcache_read without data, listing `entries`. */
 #define MISS_OF(entries) "{\"data\":null,\"missing\":[" entries "]}"
@@ -370,13 +370,13 @@ static void check_feed_timeline_at(int line, const struct rule_setup *setup, con
 }
 
 /** Checks the feed's timeline `moments` under every setup of the array `setups`. */
-#define CHECK_FEED_TIMELINES(setups, moments)                                                              \
-    do {                                                                                                   \
-        size_t nc_setup_;                                                                                  \
-        for (nc_setup_ = 0; nc_setup_ < sizeof(setups) / sizeof((setups)[0]); nc_setup_++) {               \
-            check_feed_timeline_at(__LINE__, &(setups)[nc_setup_], (moments),                              \
-                                   sizeof(moments) / sizeof((moments)[0]));                                \
-        }                                                                                                  \
+#define CHECK_FEED_TIMELINES(setups, moments)                                                \
+    do {                                                                                     \
+        size_t nc_setup_;                                                                    \
+        for (nc_setup_ = 0; nc_setup_ < sizeof(setups) / sizeof((setups)[0]); nc_setup_++) { \
+            check_feed_timeline_at(__LINE__, &(setups)[nc_setup_], (moments),                \
+                                   sizeof(moments) / sizeof((moments)[0]));                  \
+        }                                                                                    \
     } while (0)
 
 /** The node query of the tests, and the response that writes Article:1 through it. */
@@ -403,9 +403,9 @@ static void check_feed_and_node_timelines_at(int line, struct test_clock *clock,
  * Writes the feed and the node at START on `cache` (its clock `clock`), checks the
  * timelines of both arrays of moments, and closes the cache.
  */
-#define CHECK_FEED_AND_NODE_TIMELINES(clock, cache, feed_moments, node_moments)                           \
-    check_feed_and_node_timelines_at(__LINE__, (clock), (cache), (feed_moments),                          \
-                                     sizeof(feed_moments) / sizeof((feed_moments)[0]), (node_moments),   \
+#define CHECK_FEED_AND_NODE_TIMELINES(clock, cache, feed_moments, node_moments)                        \
+    check_feed_and_node_timelines_at(__LINE__, (clock), (cache), (feed_moments),                       \
+                                     sizeof(feed_moments) / sizeof((feed_moments)[0]), (node_moments), \
                                      sizeof(node_moments) / sizeof((node_moments)[0]))
 
 /**
@@ -726,11 +726,13 @@ static void test_max_stale_returns_stale_data_and_lists_it(void)
     write_feed(cache, feed);
     clock.now = START + 40;
     nc_appendf(&expected, "{\"data\":" FEED_DATA ",\"missing\":[],\"stale\":[%s],\"oldestWrittenAt\":784111777,"
-                          "\"earliestExpiry\":784111807}", bodies);
+                          "\"earliestExpiry\":784111807}",
+               bodies);
     CHECK_READ_EX(cache, feed, NULL, &allowed, NORMCACHE_STALE, expected.data);
     expected.len = 0;
     nc_appendf(&expected, "{\"data\":null,\"missing\":[%s],\"stale\":[],\"oldestWrittenAt\":784111777,"
-                          "\"earliestExpiry\":784111807}", bodies);
+                          "\"earliestExpiry\":784111807}",
+               bodies);
     CHECK_READ_EX(cache, feed, NULL, &too_old, NORMCACHE_MISS, expected.data);
     expected.len = 0;
     nc_appendf(&expected,
@@ -742,7 +744,8 @@ static void test_max_stale_returns_stale_data_and_lists_it(void)
     /* Options NULL: stale fields are misses, as in normcache_read. */
     expected.len = 0;
     nc_appendf(&expected, "{\"data\":null,\"missing\":[%s],\"stale\":[],\"oldestWrittenAt\":784111777,"
-                          "\"earliestExpiry\":784111807}", bodies);
+                          "\"earliestExpiry\":784111807}",
+               bodies);
     CHECK_READ_EX(cache, feed, NULL, NULL, NORMCACHE_MISS, expected.data);
     /* normcache_read never returns stale data. */
     expected.len = 0;
@@ -829,12 +832,7 @@ static void test_a_writes_max_age_stamps_only_its_fields(void)
     clock.now = START + 300;
     CHECK_READ(cache, titles, 0, NORMCACHE_OK, "{\"feed\":[{\"id\":\"1\",\"title\":\"One\"},{\"id\":\"2\",\"title\":\"Two\"}]}");
     CHECK_READ_EX(cache, feed, NULL, &report, NORMCACHE_MISS,
-                  "{\"data\":null,\"missing\":["
-                  ARTICLE_ENTRY(0, "1", "body", "stale", "784111777", "784112077") ","
-                  ARTICLE_ENTRY(0, "1", "author", "stale", "784111777", "784112077") ","
-                  ARTICLE_ENTRY(1, "2", "body", "stale", "784111777", "784112077") ","
-                  ARTICLE_ENTRY(1, "2", "author", "stale", "784111777", "784112077")
-                  "],\"stale\":[],\"oldestWrittenAt\":784111777,\"earliestExpiry\":784112077}");
+                  "{\"data\":null,\"missing\":[" ARTICLE_ENTRY(0, "1", "body", "stale", "784111777", "784112077") "," ARTICLE_ENTRY(0, "1", "author", "stale", "784111777", "784112077") "," ARTICLE_ENTRY(1, "2", "body", "stale", "784111777", "784112077") "," ARTICLE_ENTRY(1, "2", "author", "stale", "784111777", "784112077") "],\"stale\":[],\"oldestWrittenAt\":784111777,\"earliestExpiry\":784112077}");
     CHECK_OK(normcache_op_free(titles));
     CHECK_OK(normcache_op_free(feed));
     CHECK_OK(normcache_close(cache));

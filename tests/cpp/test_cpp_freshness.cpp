@@ -85,9 +85,9 @@ const char *const feed_response =
 const std::string feed_data =
     R"({"feed":[{"id":"1","title":"One","body":"B1"},{"id":"2","title":"Two","body":"B2"}]})";
 
-const Strings feed_changed = {"Article:1.id",        "Article:1.title", "Article:1.body",
-                              "Article:1.__typename", "Article:2.id",    "Article:2.title",
-                              "Article:2.body",      "Article:2.__typename", "QUERY_ROOT.feed(first:2)"};
+const Strings feed_changed = {"Article:1.id", "Article:1.title", "Article:1.body",
+                              "Article:1.__typename", "Article:2.id", "Article:2.title",
+                              "Article:2.body", "Article:2.__typename", "QUERY_ROOT.feed(first:2)"};
 
 /// A clock the tests move, shared with the Clock a cache holds.
 struct TestClock {
@@ -159,7 +159,7 @@ void test_types()
     static_assert(std::is_same_v<decltype(std::declval<Cache &>().read_result(std::declval<const Operation &>())),
                                  FullReadResult>);
     static_assert(std::is_same_v<decltype(std::declval<Cache &>().write(std::declval<const Operation &>(), "", "",
-                                                                          WriteOptions{})),
+                                                                        WriteOptions{})),
                                  WriteResult>);
     // The write without options is unchanged.
     static_assert(std::is_same_v<decltype(std::declval<Cache &>().write(std::declval<const Operation &>(), "", {})),

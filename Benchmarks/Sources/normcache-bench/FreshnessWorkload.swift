@@ -18,7 +18,7 @@ extension Bench {
             let plain = try CacheClient(path: path)
             try plain.configure(Responses.keyByID)
             let plainFeed = try plain.prepare(Responses.feedQuery)
-            try response.withUnsafeBytes { bytes in try plain.write(plainFeed, response: bytes) }
+            _ = try response.withUnsafeBytes { bytes in try plain.write(plainFeed, response: bytes) }
             let ruled = try CacheClient(path: path)
             try ruled.configure(Responses.keyByID)
             try ruled.configure(#"{"maxAges": {"Query.feed": 3600}}"#)

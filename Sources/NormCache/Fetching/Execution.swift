@@ -52,7 +52,8 @@ struct Execution<Target: ExecutionTarget> {
         var last: ExecutionResult
         do {
             last = try target.networkResult(fetch(target.request), writing: behavior.writes)
-        } catch where error.code == .fetch {
+        } catch {
+            guard error.code == .fetch else { throw error }
             if cached == nil, behavior.cacheRead == .onNetworkFailure {
                 let result = try target.cacheResult(maxStale: options.maxStale, rendering: options.rendersJSON)
                 if result.read.status != .miss { cached = result }
