@@ -1129,7 +1129,8 @@ typedef int (*normcache_fetch)(void *context, const normcache_fetch_request *req
 /**
  * A result callback: gets each result of normcache_execute as it comes (a cached one
  * first, for the policies that follow it with the network's), with its status.
- * `result_json` is valid during the call only.
+ * `result_json` is valid during the call only, and is not followed by a NUL byte: use
+ * `result_len`.
  */
 typedef void (*normcache_result_callback)(void *context, int status, const char *result_json, size_t result_len);
 
