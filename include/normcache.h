@@ -1015,7 +1015,10 @@ int normcache_invalidate(normcache *cache, const char *key, size_t key_len,
  * "errors" follows the error policy: NORMCACHE_ERRORS_NONE (default) writes nothing and
  * fails with NORMCACHE_EGRAPHQL, naming the first error; NORMCACHE_ERRORS_IGNORE writes
  * and returns the data as if there were none; NORMCACHE_ERRORS_ALL writes and returns
- * the data with "errors" beside it.
+ * the data with "errors" beside it. A reply whose "data" is null (or absent) beside
+ * its errors writes nothing and gives a network result with "data" null and one
+ * "missing" entry for the whole data ({"path":[],"reason":"absent","record":"QUERY_ROOT"}),
+ * status NORMCACHE_MISS.
  *
  * A result is one JSON object:
  *
@@ -1214,7 +1217,8 @@ int normcache_get_document(normcache *cache, const char *key, size_t key_len,
  * "show the articles from the cache while they are younger than 30 minutes, else call
  * the API and keep the answer" — is NORMCACHE_CACHE_FIRST with the reply's headers
  * carrying max_age 1800 (or the server's Cache-Control: max-age=1800). A network
- * result's "data" is the body as it came. A body that is not JSON fails the call with
+ * result's "data" is the body as it came. A record of fields under `key` is refused
+ * (NORMCACHE_EINVAL) before the fetch is asked. A body that is not JSON fails the call with
  * NORMCACHE_EJSON and nothing is written; options->error_policy does not apply.
  */
 int normcache_execute_document(normcache *cache, const char *key, size_t key_len,

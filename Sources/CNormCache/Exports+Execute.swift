@@ -73,7 +73,7 @@ public func normcache_fetch_reply_set(_ reply: OpaquePointer?, _ body: UnsafePoi
     Boundary.run { () throws(NormCacheError) in
         let slot = try FetchReplySlot.unanswered(reply)
         let bytes = Array(try Boundary.input(body, bodyLength, "body"))
-        slot.pointee.reply = FetchReply(body: bytes, headers: try WriteOptions(headers))
+        slot.pointee.reply = FetchReply(body: bytes, headers: try WriteOptions(headers, named: "headers"))
         return NORMCACHE_OK
     }
 }

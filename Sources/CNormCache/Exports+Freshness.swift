@@ -116,20 +116,21 @@ public func normcache_invalidate(_ cache: OpaquePointer?, _ key: UnsafePointer<C
 }
 
 extension WriteOptions {
-    /// The options of `normcache_write_ex` (NULL: none).
-    init(_ options: UnsafePointer<normcache_write_options>?) throws(NormCacheError) {
+    /// The options of `normcache_write_ex` (NULL: none), named `name` in messages (the
+    /// parameter: `options`, or `headers` for `normcache_fetch_reply_set`).
+    init(_ options: UnsafePointer<normcache_write_options>?, named name: String = "options") throws(NormCacheError) {
         self.init()
         guard let options else { return }
-        try Boundary.checkSize(options.pointee.size, of: normcache_write_options.self, "options")
+        try Boundary.checkSize(options.pointee.size, of: normcache_write_options.self, name)
         let given = options.pointee
         guard given.max_age >= -1, given.max_age <= Int64(WriteOptions.maximumMaxAge) else {
-            throw NormCacheError(.invalidArgument, "options->max_age is \(given.max_age): seconds from 0 to \(WriteOptions.maximumMaxAge), or -1 for none")
+            throw NormCacheError(.invalidArgument, "\(name)->max_age is \(given.max_age): seconds from 0 to \(WriteOptions.maximumMaxAge), or -1 for none")
         }
         maxAge = given.max_age == -1 ? nil : UInt32(given.max_age)
-        cacheControl = try Self.header(given.cache_control, given.cache_control_len, "options->cache_control")
-        age = try Self.header(given.age, given.age_len, "options->age")
-        date = try Self.header(given.date, given.date_len, "options->date")
-        expires = try Self.header(given.expires, given.expires_len, "options->expires")
+        cacheControl = try Self.header(given.cache_control, given.cache_control_len, "\(name)->cache_control")
+        age = try Self.header(given.age, given.age_len, "\(name)->age")
+        date = try Self.header(given.date, given.date_len, "\(name)->date")
+        expires = try Self.header(given.expires, given.expires_len, "\(name)->expires")
     }
 
     /// A header value: NULL/0 is absent; any other text must be UTF-8.

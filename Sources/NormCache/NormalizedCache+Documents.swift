@@ -106,6 +106,14 @@ extension NormalizedCache {
                                 fetch: (FetchRequest) throws(NormCacheError) -> FetchReply,
                                 onResult: ((ExecutionResult) -> Void)? = nil) throws(NormCacheError) -> ExecutionResult {
         guard !key.isEmpty else { throw NormCacheError(.invalidArgument, "empty document key") }
+        if FetchBehavior(options.policy, isMutation: false).cacheRead != .first {
+            // A record of fields under the key is refused before anyone is asked.
+            try key.withUTF8Bytes { (bytes) throws(NormCacheError) in
+                try store.read { (txn) throws(NormCacheError) in
+                    if let stored = try txn.record(bytes) { _ = try DocumentRecord.decode(stored, key: bytes, in: txn) }
+                }
+            }
+        }
         return try Execution(target: DocumentTarget(cache: self, key: key), options: options).run(fetch: fetch, deliver: { onResult?($0) })
     }
 }

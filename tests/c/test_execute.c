@@ -376,13 +376,15 @@ static void test_graphql_errors(void)
                      "the response carries GraphQL errors (2 errors, the first: 'rate limited'); "
                      "nothing was written (error policy none)",
                      "");
-    /* "data": null writes nothing; the result is read back, from what the cache held. */
-    CHECK_FEED(t.cache, t.feed, &network_ignore, &t.net, NORMCACHE_OK,
-               LINE(0, NETWORK("{\"feed\":[{\"title\":null}]}", "1700000000", "null")));
-    CHECK_OK(normcache_clear(t.cache));
-    /* On an empty cache that read misses: a network result with the data the reply gave (none). */
+    /* "data": null writes nothing and gives no data: a network result missing the whole
+     * data, whatever the cache held. */
     CHECK_FEED(t.cache, t.feed, &network_ignore, &t.net, NORMCACHE_MISS,
-               LINE(1, NC_RESULT("network", "{\"feed\":null}", FEED_ABSENT, "[]", "null", "null", "null", "null")));
+               LINE(1, NC_RESULT("network", "null", "[{\"path\":[],\"reason\":\"absent\",\"record\":\"QUERY_ROOT\"}]", "[]",
+                                 "null", "null", "null", "null")));
+    CHECK_OK(normcache_clear(t.cache));
+    CHECK_FEED(t.cache, t.feed, &network_ignore, &t.net, NORMCACHE_MISS,
+               LINE(1, NC_RESULT("network", "null", "[{\"path\":[],\"reason\":\"absent\",\"record\":\"QUERY_ROOT\"}]", "[]",
+                                 "null", "null", "null", "null")));
     CHECK_SEARCH(t.cache, "", NULL, 0, NOTHING);
 
     feed_test_end(&t);
@@ -603,12 +605,12 @@ static void answer_badly(struct nc_network *net, const normcache_fetch_request *
 /** Bad arguments to normcache_fetch_reply_set and _error are refused, and leave the reply unanswered. */
 static void test_bad_answers_are_refused(void)
 {
-    /* The headers are checked as normcache_write_options, under the name "options". */
+    /* The headers are checked as normcache_write_options, under their own name. */
     static const char *messages[] = {
         "body is NULL but its length is 3",
-        "options->size is 79, below sizeof the struct (80): set it to sizeof",
-        "options->max_age is -2: seconds from 0 to 2147483647, or -1 for none",
-        "options->cache_control is not valid UTF-8",
+        "headers->size is 79, below sizeof the struct (80): set it to sizeof",
+        "headers->max_age is -2: seconds from 0 to 2147483647, or -1 for none",
+        "headers->cache_control is not valid UTF-8",
         "message is NULL but its length is 1",
     };
     struct feed_test t;
@@ -1010,14 +1012,13 @@ static void test_the_rest_flow(void)
     NC_CHECK_EXECUTE(cache, NULL, "GET /absent", NULL, &cache_only, NULL, NORMCACHE_MISS,
                      LINE(1, NC_RESULT("cache", "null", "[{\"path\":[],\"reason\":\"absent\",\"record\":\"GET /absent\"}]",
                                        "[]", "null", "null", "null", "null")));
-    /* A record of fields is refused when the answer is written (network-only reads nothing
-     * first, so the fetch ran); an empty key before any fetch. */
+    /* A record of fields, and an empty key, are refused before any fetch. */
     net.failure = NULL;
     CHECK_PUT(cache, "{\"Article:7\": {\"title\": \"Caching\"}}", "[\"Article:7.title\"]");
     NC_CHECK_EXECUTE_FAILS(cache, NULL, "Article:7", NULL, &network_only, &net, NORMCACHE_EINVAL,
                            "'Article:7' is a record of fields, not a document", "");
     NC_CHECK_EXECUTE_FAILS(cache, NULL, "", NULL, &network_only, &net, NORMCACHE_EINVAL, "empty document key", "");
-    CHECK(net.calls == 6);
+    CHECK(net.calls == 5);
     CHECK_SEARCH(cache, "", NULL, 0, "[\"Article:7\",\"GET /articles\",\"GET /errors\"]");
 
     nc_network_free(&net);

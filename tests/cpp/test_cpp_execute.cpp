@@ -380,11 +380,11 @@ void test_a_fetch_that_returns_garbage()
     net.reply.cache_control.reset();
     net.reply.max_age = 4000000000u;
     CHECK_THROWS_EXACT(test.run({}, net), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
-                       "options->max_age is 4000000000: seconds from 0 to 2147483647, or -1 for none");
+                       "headers->max_age is 4000000000: seconds from 0 to 2147483647, or -1 for none");
     net.reply.max_age.reset();
     net.reply.age = std::string("1\xff", 2);
     CHECK_THROWS_EXACT(test.run({}, net), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
-                       "options->age is not valid UTF-8");
+                       "headers->age is not valid UTF-8");
     CHECK_EQ(test.keys(), Strings{});
     CHECK_EQ(net.documents.size(), std::size_t{6});
 }

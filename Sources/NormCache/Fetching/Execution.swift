@@ -137,6 +137,12 @@ struct OperationTarget: ExecutionTarget {
                 throw NormCacheError(.graphQL, "the response carries GraphQL errors (\(ResponseEnvelope.summary(of: errors, in: response))); "
                                      + "nothing was written (error policy none)")
             }
+            let returned = errorPolicy == .all ? errors.map { Array(response.json($0)) } : nil
+            guard try ResponseEnvelope.data(of: response, rootPlan: operation.plan) != nil else {
+                // No data ("data": null beside errors): nothing to write, and no data to return.
+                let read = ReadResult(status: .miss, data: nil, missing: [FieldReport(path: [], reason: .absent, record: rootKey, field: nil)])
+                return ExecutionResult(source: .network, read: read, errors: returned)
+            }
             var metadata = FieldMetadata(writtenAt: now)
             var committing = writing
             switch expiry {
@@ -159,7 +165,6 @@ struct OperationTarget: ExecutionTarget {
                     NormalizedCache.result(of: reader, partial: true)
                 }
             }
-            let returned = errorPolicy == .all ? errors.map { Array(response.json($0)) } : nil
             return ExecutionResult(source: .network, read: read, errors: returned)
         }
     }

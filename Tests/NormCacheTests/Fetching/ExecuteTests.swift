@@ -176,6 +176,12 @@ import Testing
         #expect(ignored.last.read.data == Array(#"{"feed":[{"title":null}]}"#.utf8) && ignored.last.errors == nil)
         let all = try run(test, feed, network, ExecuteOptions(policy: .networkOnly, errorPolicy: .all))
         #expect(all.last.errors == Array(#"[{"message": "title is private", "path": ["feed", 0, "title"]}]"#.utf8))
+        // No data beside the errors: nothing written, no data returned, whatever the cache holds.
+        network.body = #"{"data": null, "errors": [{"message": "rate limited"}]}"#
+        let none = try run(test, feed, network, ExecuteOptions(policy: .networkOnly, errorPolicy: .ignore))
+        #expect(none.last.source == .network && none.last.read == ReadResult(status: .miss, data: nil, missing: [
+            FieldReport(path: [], reason: .absent, record: "QUERY_ROOT", field: nil),
+        ]))
     }
 
     @Test func aReplyThatCannotBeWrittenFailsAndWritesNothing() throws {
