@@ -65,7 +65,7 @@ public func fuzzNormalize(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         do throws(NormCacheError) {
             let again = try scratch.cache.write(operation, variables: variables, response: response)
             require(again.isEmpty, "writing the same response again changed \(again)")
-            _ = try scratch.cache.read(operation, variables: variables, partial: true)
+            _ = try scratch.cache.read(operation, variables: variables, options: ReadOptions(partial: true))
         } catch {
             require(false, "a written response does not write again or read back: \(error.message)")
         }

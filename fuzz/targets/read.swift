@@ -39,12 +39,13 @@ public func fuzzRead(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let (cache, operation, fragment) = state.current
     for partial in [false, true] {
         do throws(NormCacheError) {
-            check(try cache.read(operation, variables: variables, partial: partial), partial: partial)
+            check(try cache.read(operation, variables: variables, options: ReadOptions(partial: partial)), partial: partial)
         } catch {
             requireInputError(error, allowed: [.json, .invalidArgument, .data], "read")
         }
         do throws(NormCacheError) {
-            check(try cache.readFragment(fragment, key: "QUERY_ROOT", variables: variables, partial: partial), partial: partial)
+            check(try cache.readFragment(fragment, key: "QUERY_ROOT", variables: variables, options: ReadOptions(partial: partial)),
+                  partial: partial)
         } catch {
             requireInputError(error, allowed: [.json, .invalidArgument, .data], "readFragment")
         }
@@ -52,15 +53,20 @@ public func fuzzRead(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-/// Checks that data read is a JSON object and partial data is given exactly when asked for.
+/// Checks that data read is a JSON object, that a miss names what is missing and that
+/// partial data is given exactly when asked for (no rules and no stored expiries here:
+/// nothing is stale).
 private func check(_ result: ReadResult, partial: Bool) {
-    switch result {
-    case .data(let data):
+    require(result.stale.isEmpty && result.status != .stale, "stale data without a max-age rule or an expiry")
+    switch result.status {
+    case .complete, .stale:
+        guard let data = result.data else { return require(false, "a complete read without data") }
         requireJSONObject(data, "data")
-    case .miss(let missing, let partialData):
-        require(!missing.isEmpty, "a miss without missing paths")
-        require((partialData != nil) == partial, "partial data given: \(partialData != nil), asked: \(partial)")
-        if let partialData { requireJSONObject(partialData, "partial data") }
+    case .miss:
+        require(!result.missing.isEmpty, "a miss without missing paths")
+        require(result.missing.allSatisfy { $0.reason == .absent }, "a miss for another reason than absence: \(result.missing)")
+        require((result.data != nil) == partial, "partial data given: \(result.data != nil), asked: \(partial)")
+        if let partialData = result.data { requireJSONObject(partialData, "partial data") }
     }
 }
 

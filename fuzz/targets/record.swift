@@ -41,7 +41,7 @@ public func fuzzRecord(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     for partial in [false, true] {
         do throws(NormCacheError) {
-            _ = try cache.read(operation, partial: partial)
+            _ = try cache.read(operation, options: ReadOptions(partial: partial))
         } catch {
             requireDamaged(error, "read")
         }
