@@ -854,8 +854,11 @@ typedef int64_t (*normcache_clock)(void *context);
  *
  * Writes stamp fields with the clock's time and reads judge freshness by it, so a test
  * can read data "31 minutes later" without waiting. `clock` is called with `context`
- * at most once per call on the handle, outside every lock of the library, from the
- * thread making the call. A clock that cannot answer says why with
+ * once for each read or write a call makes (normcache_execute: once for its cache read
+ * and once for the network's answer), outside every lock of the library, from the
+ * thread making the call. `context` stays the caller's: it must stay valid while calls
+ * on the handle may ask this clock, that is until the clock is replaced and the calls
+ * in flight have returned, or the handle is closed. A clock that cannot answer says why with
  * normcache_callback_error (and returns anything): the call that asked for the time
  * fails with NORMCACHE_ECALLBACK, "the cache's clock failed: <reason>". A time below 0
  * fails it too. NULL brings back the system clock. The clock belongs to this handle:

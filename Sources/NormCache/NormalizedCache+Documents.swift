@@ -11,16 +11,16 @@ extension NormalizedCache {
     @discardableResult
     public func putDocument(_ key: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer,
                             options: WriteOptions = WriteOptions()) throws(NormCacheError) -> Bool {
-        try storeDocument(key, json: json, options: options, writing: true) != .noStore
+        try storeDocument(key, json: json, options: options, writing: true, now: clock.now()) != .noStore
     }
 
-    /// Checks the document `json` and its lifetime; stores it under `key` when `writing`
-    /// and the headers allow; returns the expiry it has (or would have), or `.noStore`.
+    /// Checks the document `json` and its lifetime; stores it under `key`, written at
+    /// `now`, when `writing` and the headers allow; returns the expiry it has (or would
+    /// have), or `.noStore`.
     func storeDocument(_ key: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer, options: WriteOptions,
-                       writing: Bool) throws(NormCacheError) -> WriteExpiry {
+                       writing: Bool, now: UInt64) throws(NormCacheError) -> WriteExpiry {
         try Self.checkKey(key, what: "document key")
         _ = try JSONDocument(scanning: json)
-        let now = try clock.now()
         let lifetime = try options.expiry(now: now)
         guard writing, case .at(let expiry) = lifetime else { return lifetime }
         let record = try DocumentRecord.encode(json, key: key, metadata: FieldMetadata(writtenAt: now, expiresAt: expiry))
@@ -136,7 +136,7 @@ struct DocumentTarget: ExecutionTarget {
         let now = try cache.clock.now()
         let lifetime = try key.withUTF8Bytes { (keyBytes) throws(NormCacheError) in
             try reply.body.withBytes { (body) throws(NormCacheError) in
-                try cache.storeDocument(keyBytes, json: body, options: reply.headers, writing: writing)
+                try cache.storeDocument(keyBytes, json: body, options: reply.headers, writing: writing, now: now)
             }
         }
         var expiry: UInt64?

@@ -135,8 +135,7 @@ extension NormalizedCache {
         let status = status(of: reader)
         return ReadResult(status: status, data: status != .miss || partial ? reader.out.array : nil,
                           missing: reader.missing, stale: reader.stale,
-                          oldestWrittenAt: reader.oldestWrittenAt == .max ? nil : reader.oldestWrittenAt,
-                          earliestExpiry: reader.earliestExpiry == .max ? nil : reader.earliestExpiry)
+                          oldestWrittenAt: reader.reportedOldestWrittenAt, earliestExpiry: reader.reportedEarliestExpiry)
     }
 
     /// Reads the object at record `key` through `operation` and hands the reader that
@@ -150,14 +149,16 @@ extension NormalizedCache {
         }
     }
 
-    /// The context and freshness check of a read of `operation` now, with the max-age
-    /// rules in force.
-    func readContext(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
-                     options: ReadOptions) throws(NormCacheError) -> (SelectionContext, FreshnessCheck) {
+    /// The context and freshness check of a read of `operation` at `now` (nil: the
+    /// clock's time), with the max-age rules in force.
+    func readContext(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer, options: ReadOptions,
+                     now: UInt64? = nil) throws(NormCacheError) -> (SelectionContext, FreshnessCheck) {
         let maxAgeRules = rules.current.maxAgeRules
         let context = try operation.context(variables: variables, maxAgeRules: maxAgeRules)
         let rootTypes = operation.schema.map { schema in [OperationKind.query, .mutation, .subscription].compactMap { schema.rootTypes[$0] } }
-        let freshness = FreshnessCheck(now: try clock.now(), maxStale: options.maxStale, rules: maxAgeRules,
+        let time: UInt64
+        if let now { time = now } else { time = try clock.now() }
+        let freshness = FreshnessCheck(now: time, maxStale: options.maxStale, rules: maxAgeRules,
                                        reports: options.reportingFreshness, ignoresExpiry: options.ignoringFreshness,
                                        rootTypes: rootTypes ?? ["Query", "Mutation", "Subscription"])
         return (context, freshness)
@@ -209,8 +210,7 @@ extension NormalizedCache {
             let data = status != .miss || options.partial ? reader.out.bytes : nil
             if wholeResult {
                 result.appendResult(data: data, missing: reader.missing, stale: reader.stale,
-                                    oldestWrittenAt: reader.oldestWrittenAt == .max ? nil : reader.oldestWrittenAt,
-                                    earliestExpiry: reader.earliestExpiry == .max ? nil : reader.earliestExpiry)
+                                    oldestWrittenAt: reader.reportedOldestWrittenAt, earliestExpiry: reader.reportedEarliestExpiry)
             } else {
                 result.appendMiss(reader.missing, partialData: data)
             }

@@ -27,8 +27,12 @@ struct Reader: ~Copyable {
     private(set) var stale: [FieldReport] = []
     /// The oldest written-at time and the earliest expiry of the fields used (when
     /// `freshness.reports`; `UInt64.max`: none).
-    private(set) var oldestWrittenAt = UInt64.max
-    private(set) var earliestExpiry = UInt64.max
+    private var oldestWrittenAt = UInt64.max
+    private var earliestExpiry = UInt64.max
+    /// The oldest written-at time of the fields used, nil when none (or not reported).
+    var reportedOldestWrittenAt: UInt64? { oldestWrittenAt == .max ? nil : oldestWrittenAt }
+    /// The earliest expiry of the fields used, nil when none expires (or not reported).
+    var reportedEarliestExpiry: UInt64? { earliestExpiry == .max ? nil : earliestExpiry }
     /// The data read so far, as JSON.
     var out = ByteBuffer()
 

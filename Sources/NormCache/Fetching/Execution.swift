@@ -112,8 +112,8 @@ struct OperationTarget: ExecutionTarget {
                     reader.out.truncate(to: RenderedResult.prefix.utf8CodeUnitCount)
                     reader.out.append("null")
                 }
-                let oldest = reader.oldestWrittenAt == .max ? nil : reader.oldestWrittenAt
-                let earliest = reader.earliestExpiry == .max ? nil : reader.earliestExpiry
+                let oldest = reader.reportedOldestWrittenAt
+                let earliest = reader.reportedEarliestExpiry
                 reader.out.appendResultMembers(afterData: reader.missing, stale: reader.stale, oldestWrittenAt: oldest, earliestExpiry: earliest)
                 try reader.out.check(while: "writing the result of execute")
                 let read = ReadResult(status: status, data: nil, missing: reader.missing, stale: reader.stale,
@@ -129,7 +129,7 @@ struct OperationTarget: ExecutionTarget {
         let now = try cache.clock.now()
         let expiry = try reply.headers.expiry(now: now)
         let (context, freshness) = try cache.readContext(operation, variables: variables,
-                                                         options: ReadOptions(reportingFreshness: true, ignoringFreshness: true))
+                                                         options: ReadOptions(reportingFreshness: true, ignoringFreshness: true), now: now)
         return try reply.body.withBytes { (body) throws(NormCacheError) -> ExecutionResult in
             let response = try JSONDocument(scanning: body)
             let errors = try ResponseEnvelope.errors(of: response)

@@ -198,6 +198,23 @@ import Testing
         #expect(try test.cache.keys(withPrefix: "").isEmpty)
     }
 
+    @Test func theClockIsAskedOncePerReadAndOncePerNetworkAnswer() throws {
+        let (test, feed, network, _) = try setUp()
+        let asked = Counter(start: 0)
+        test.cache.setClock {
+            asked.value += 1
+            return Int64(Self.start)
+        }
+        _ = try run(test, feed, network, ExecuteOptions(policy: .networkOnly))
+        #expect(asked.value == 1)
+        _ = try run(test, feed, network, ExecuteOptions(policy: .cacheAndNetwork))
+        #expect(asked.value == 3)
+        _ = try test.cache.executeDocument("GET /articles", options: ExecuteOptions(policy: .networkOnly)) { (_) throws(NormCacheError) in
+            FetchReply(body: Array("[]".utf8))
+        }
+        #expect(asked.value == 4)
+    }
+
     @Test func theFetchMayUseTheCache() throws {
         let (test, feed, network, _) = try setUp()
         _ = try test.cache.put(json: #"{"Article:9": {"title": "Nine"}}"#)
