@@ -944,8 +944,9 @@ typedef struct normcache_read_options {
  *
  * Returns NORMCACHE_OK (all the data, all fresh); NORMCACHE_STALE (all the data, some
  * stale within max_stale); NORMCACHE_MISS (something absent or too stale); the errors
- * of normcache_read, and NORMCACHE_EINVAL for options->size smaller than the first
- * version of the struct, unknown flags or max_stale below -1.
+ * of normcache_read, and NORMCACHE_EINVAL for NULL out_json or out_len,
+ * options->size smaller than the first version of the struct, unknown flags or
+ * max_stale below -1.
  */
 int normcache_read_ex(normcache *cache, normcache_op *op, const char *key, size_t key_len,
                       const char *variables_json, size_t variables_len,
@@ -1205,7 +1206,7 @@ int normcache_put_document(normcache *cache, const char *key, size_t key_len,
  * (max_stale; NORMCACHE_READ_PARTIAL returns a too-stale document's text in "data").
  *
  * Returns NORMCACHE_OK; NORMCACHE_STALE; NORMCACHE_MISS; NORMCACHE_EINVAL (NULL or
- * closed handle, a key empty or not UTF-8, a record of fields under `key`, bad
+ * closed handle, NULL out_json or out_len, a key empty or not UTF-8, a record of fields under `key`, bad
  * options); NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
  */
 int normcache_get_document(normcache *cache, const char *key, size_t key_len,
