@@ -440,6 +440,19 @@ int normcache_load_schema(normcache *cache, const char *sdl, size_t sdl_len);
  * fields' arguments (`MUTATION_ROOT.login(email:a@b,password:hunter2)`). By default
  * (false) they are not stored; see normcache_normalize.
  *
+ * "documents" gives entity rules for plain JSON documents (normcache_put_document):
+ * {"typeMember": "__typename", "prefixes": {"GET /articles": "ArticlePage"},
+ * "types": {"ArticlePage": {"members": {"articles": "Article"}},
+ * "Article": {"keyFields": ["id"], "members": {"author": "User"}}}}, every member
+ * optional. An object's type is the string value of its typeMember member, else the
+ * type of its position: for the document's top-level value (or each element of a
+ * top-level list) the type of the longest prefix that starts the document key, for a
+ * member of an object of type T the type types.T.members names (each element of a list
+ * there alike). A typed object whose type has key fields (types.T.keyFields, else
+ * typePolicies, else defaultKeyFields) and that has each of them as a string or a number
+ * is an entity, keyed as a GraphQL object is (`Article:7`, a uniqueKeyGroup replacing
+ * the type). These types need not be types of the schema and are not checked against it.
+ *
  * The names are checked against the schema, with the checks normcache_load_schema gives
  * `@typePolicy` and `@fieldPolicy`: every type that typePolicies, fieldPolicies and
  * possibleTypes name must be a type of the schema, key fields fields of their type, a
@@ -1186,6 +1199,17 @@ int normcache_execute(normcache *cache, normcache_op *op, const char *variables_
  * transaction. `options` (NULL: no lifetime, the document never expires) gives its
  * expiry as for normcache_write_ex: max_age, Cache-Control, Age, Date, Expires.
  *
+ * When the entity rules (normcache_configure's "documents") find entities in it, each
+ * entity's members are merged as fields into its record (`Article:7`), as a GraphQL
+ * write merges an object, in the same transaction and with the same expiry, entities
+ * inside entities stored as references; the document keeps a reference in each
+ * entity's place and the members each entity had ("$document" and "$shape" fields, as
+ * normcache_get shows them). A write of the same entity through another document, an
+ * operation or normcache_put then reads back in this document too. An entity keyed as
+ * this document or as another stored document, and an entity with an empty member name,
+ * fail the call with NORMCACHE_EINVAL ("the entity 'T:1' of the document 'GET /t' has
+ * the key of a document") and nothing is written.
+ *
  * Returns NORMCACHE_OK; NORMCACHE_NOTSTORED (Cache-Control: no-store; nothing written);
  * NORMCACHE_EINVAL (NULL or closed handle, a key that is empty or not UTF-8, a record of
  * fields under `key` — "'Article:7' is a record of fields, not a document" —, bad
@@ -1199,10 +1223,15 @@ int normcache_put_document(normcache *cache, const char *key, size_t key_len,
  * normcache_get_document — the document `key`, with its freshness.
  *
  * *out_json receives the object normcache_read_ex gives, "data" being the document as
- * written: {"data":<document>|null,"missing":[...],"stale":[...],
+ * written (a document stored with entities: as compact JSON, each entity with the
+ * members it had in the document and the values its record holds now; a member its
+ * record no longer has is left out): {"data":<document>|null,"missing":[...],"stale":[...],
  * "oldestWrittenAt":n,"earliestExpiry":n|null}. An absent document is one "missing"
  * entry {"path":[],"reason":"absent","record":"<key>"}; a stale one names "stale" or
- * "invalidated" with "writtenAt" and "expiredAt". `options` as for normcache_read_ex
+ * "invalidated" with "writtenAt" and "expiredAt". Of a document stored with entities,
+ * every entity field it uses is judged as well and reported at its path in the
+ * document, with its record and member name ("field"); an entity whose record is gone
+ * is an "absent" entry at its path with no "field". `options` as for normcache_read_ex
  * (max_stale; NORMCACHE_READ_PARTIAL returns a too-stale document's text in "data").
  *
  * Returns NORMCACHE_OK; NORMCACHE_STALE; NORMCACHE_MISS; NORMCACHE_EINVAL (NULL or

@@ -16,19 +16,51 @@ extension NormalizedCache {
 
     /// Checks the document `json` and its lifetime; stores it under `key`, written at
     /// `now`, when `writing` and the headers allow; returns the expiry it has (or would
-    /// have), or `.noStore`.
+    /// have), or `.noStore`. When the document rules find entities in it, they are merged
+    /// into their records in the same transaction, stamped alike (`DocumentNormalizer`).
     func storeDocument(_ key: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer, options: WriteOptions,
                        writing: Bool, now: UInt64) throws(NormCacheError) -> WriteExpiry {
         try Self.checkKey(key, what: "document key")
-        _ = try JSONDocument(scanning: json)
+        let document = try JSONDocument(scanning: json)
         let lifetime = try options.expiry(now: now)
         guard writing, case .at(let expiry) = lifetime else { return lifetime }
-        let record = try DocumentRecord.encode(json, key: key, metadata: FieldMetadata(writtenAt: now, expiresAt: expiry))
-        try store.write(reserving: record.count) { (txn) throws(NormCacheError) in
-            if let stored = try txn.record(key) { _ = try DocumentRecord.decode(stored, key: key, in: txn) }
-            try txn.setRecord(key, record.bytes)
+        let metadata = FieldMetadata(writtenAt: now, expiresAt: expiry)
+        let (schema, keyRules, _) = rules.current
+        if !keyRules.documents.isEmpty {
+            var skeleton = ByteBuffer()
+            let normalizer = try DocumentNormalizer(document, key: key, rules: keyRules, schema: schema, skeleton: &skeleton)
+            if normalizer.entityCount > 0 {
+                var shape = ByteBuffer()
+                try normalizer.encodeShape(into: &shape)
+                try shape.check(while: "storing the document '\(KeyBytes.preview(key))'")
+                let record = try DocumentRecord.encode(skeleton: skeleton.bytes, shape: shape.bytes, key: key, metadata: metadata)
+                try storeDocumentRecord(record.bytes, key: key, entities: normalizer.entities, metadata: metadata)
+                return lifetime
+            }
         }
+        let record = try DocumentRecord.encode(json, key: key, metadata: metadata)
+        try storeDocumentRecord(record.bytes, key: key, entities: RecordBatch(), metadata: metadata)
         return lifetime
+    }
+
+    /// Replaces the document `key` with `record` and merges `entities` (if any), stamped
+    /// with `metadata`, in one transaction. Refuses a record of fields under `key`, and
+    /// an entity keyed as the document or as another stored document.
+    private func storeDocumentRecord(_ record: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+                                     entities: borrowing RecordBatch, metadata: FieldMetadata) throws(NormCacheError) {
+        try store.write(reserving: record.count + entities.byteCount) { (txn) throws(NormCacheError) in
+            if let stored = try txn.record(key) { _ = try DocumentRecord.decode(stored, key: key, in: txn) }
+            if entities.records.count > 0 {
+                for index in 0..<entities.records.count {
+                    let entity = entities.key(of: index)
+                    guard !KeyBytes.equal(entity, key), !(try txn.record(entity).map(DocumentRecord.isDocument) ?? false) else {
+                        throw NormCacheError(.invalidArgument, "the entity '\(KeyBytes.preview(entity))' of the document '\(KeyBytes.preview(key))' has the key of a document")
+                    }
+                }
+                _ = try Writer(store: store, encoder: RecordEncoder(metadata: metadata)).merge(entities, in: txn, reportingChanges: false)
+            }
+            try txn.setRecord(key, record)
+        }
     }
 
     /// `putDocument(_:json:options:)` for `String` arguments.
@@ -47,32 +79,12 @@ extension NormalizedCache {
         try Self.checkKey(key, what: "document key")
         let freshness = FreshnessCheck(now: try clock.now(), maxStale: options.maxStale, rules: MaxAgeRules(),
                                        reports: options.reportingFreshness, ignoresExpiry: options.ignoringFreshness)
-        let name = String(decoding: key, as: UTF8.self)
         return try store.read { (txn) throws(NormCacheError) -> ReadResult in
             guard let stored = try txn.record(key) else {
-                return ReadResult(status: .miss, data: nil, missing: [FieldReport(path: [], reason: .absent, record: name, field: nil)])
+                return ReadResult(status: .miss, data: nil, missing: [FieldReport(path: [], reason: .absent, record: String(decoding: key, as: UTF8.self), field: nil)])
             }
-            let (json, metadataBytes) = try DocumentRecord.decode(stored, key: key, in: txn)
-            guard let metadata = FieldMetadata(metadataBytes) else { throw txn.damaged(key) }
-            let expiry = FreshnessCheck.expiry(of: metadata, maxAge: MaxAgeRules.forever)
-            var result = ReadResult(status: .complete, data: Array(json))
-            if freshness.reports {
-                result.oldestWrittenAt = metadata.writtenAt
-                result.earliestExpiry = expiry == .max ? nil : expiry
-            }
-            let verdict = freshness.verdict(expiry: expiry)
-            if case .fresh = verdict { return result }
-            let report = FieldReport(path: [], reason: metadata.isInvalidated ? .invalidated : .stale, record: name, field: nil,
-                                     writtenAt: metadata.writtenAt, expiredAt: expiry)
-            if case .staleReturned = verdict {
-                result.status = .stale
-                result.stale = [report]
-            } else {
-                result.status = .miss
-                result.data = options.partial ? result.data : nil
-                result.missing = [report]
-            }
-            return result
+            let (document, metadata) = try DocumentRecord.decode(stored, key: key, in: txn)
+            return try DocumentReader(txn, key: key, freshness: freshness).read(document, metadata: metadata, key: key, options: options)
         }
     }
 

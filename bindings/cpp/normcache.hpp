@@ -1753,9 +1753,11 @@ public:
      * Stores `json` (any JSON value, kept as written: digits, spaces, member order) as
      * the document `key` ("GET /articles?page=1"), replacing one there, with the
      * lifetime `options` gives (none by default: it never expires). Returns false when
-     * the options say Cache-Control: no-store (nothing is written). Throws JSONError,
+     * the options say Cache-Control: no-store (nothing is written). With entity rules
+     * (configure's "documents"), the entities found in it are merged into their records
+     * in the same write (see normcache_put_document). Throws JSONError,
      * InvalidArgumentError (an empty or non-UTF-8 key, a record of fields under `key`,
-     * bad options), ReadOnlyError, ClosedError.
+     * bad options, an entity keyed as a document), ReadOnlyError, ClosedError.
      */
     bool put_document(std::string_view key, std::string_view json, const WriteOptions &options = {})
     {
@@ -1770,7 +1772,8 @@ public:
     /**
      * The document `key` with its freshness, a miss included (never an exception for
      * one): the status and normcache_get_document's object, whose "data" is the
-     * document as written ({"data":<document>|null,"missing":[...],"stale":[...],
+     * document as written, or as its entities' records hold them now for a document
+     * stored with entities ({"data":<document>|null,"missing":[...],"stale":[...],
      * "oldestWrittenAt":n,"earliestExpiry":n|null}), and the two times. An absent
      * document is a miss with one "missing" entry {"path":[],"reason":"absent",
      * "record":"<key>"}. `options` as for read_result (max_stale, partial). Throws

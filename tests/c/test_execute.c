@@ -832,6 +832,57 @@ static normcache *document_cache(struct nc_clock *clock)
     return cache;
 }
 
+/** The entity rules of the documents test: pages of articles by their authors. */
+static const char *entity_rules =
+    "{\"documents\": {\"prefixes\": {\"GET /articles\": \"ArticlePage\", \"GET /articles/\": \"Article\"},"
+    " \"types\": {\"ArticlePage\": {\"members\": {\"articles\": \"Article\"}},"
+    " \"Article\": {\"keyFields\": [\"id\"], \"members\": {\"author\": \"User\"}}, \"User\": {\"keyFields\": \"id\"}}}}";
+
+/** An invalidated entry of the field `field` of User:1 in the page. */
+#define AUTHOR_ENTRY(field)                                                                                 \
+    "{\"path\":[\"articles\",0,\"author\",\"" field "\"],\"reason\":\"invalidated\",\"record\":\"User:1\"," \
+    "\"field\":\"" field "\",\"writtenAt\":1700000000,\"expiredAt\":1700000000}"
+
+/** Entity rules: a page's articles and authors become records, and read back updated. */
+static void test_documents_with_entities(void)
+{
+    struct nc_clock clock;
+    normcache *cache = document_cache(&clock);
+    const char *with_author = "{\"articles\": [{\"id\": 7, \"title\": \"Caching\", \"author\": {\"id\": 1, \"name\": \"Ann\"}}]}";
+    normcache_read_options within = {sizeof(normcache_read_options), 0, 60};
+
+    CHECK_OK(normcache_configure(cache, entity_rules, strlen(entity_rules)));
+    CHECK_OK(put_document(cache, "GET /articles?page=1", with_author, NULL));
+    CHECK_GET(cache, "Article:7", "{\"author\":{\"$reference\":\"User:1\"},\"id\":7,\"title\":\"Caching\"}");
+    CHECK_GET(cache, "User:1", "{\"id\":1,\"name\":\"Ann\"}");
+    CHECK_DOCUMENT(cache, "GET /articles?page=1", NULL, NORMCACHE_OK,
+                   DOCUMENT("{\"articles\":[{\"id\":7,\"title\":\"Caching\",\"author\":{\"id\":1,\"name\":\"Ann\"}}]}",
+                            "[]", "[]", "1700000000", "null"));
+    /* The article, updated through its own endpoint, reads updated in the page. */
+    CHECK_OK(put_document(cache, "GET /articles/7", "{\"id\": 7, \"title\": \"Revised\"}", NULL));
+    CHECK_DOCUMENT(cache, "GET /articles?page=1", NULL, NORMCACHE_OK,
+                   DOCUMENT("{\"articles\":[{\"id\":7,\"title\":\"Revised\",\"author\":{\"id\":1,\"name\":\"Ann\"}}]}",
+                            "[]", "[]", "1700000000", "null"));
+    /* An invalidated author: a miss at its fields' paths, or stale within max_stale. */
+    CHECK_OK(normcache_invalidate(cache, "User:1", 6, NULL, 0, 0, NULL));
+    CHECK_DOCUMENT(cache, "GET /articles?page=1", NULL, NORMCACHE_MISS,
+                   DOCUMENT("null", "[" AUTHOR_ENTRY("id") "," AUTHOR_ENTRY("name") "]", "[]", "1700000000", "1700000000"));
+    CHECK_DOCUMENT(cache, "GET /articles?page=1", &within, NORMCACHE_STALE,
+                   DOCUMENT("{\"articles\":[{\"id\":7,\"title\":\"Revised\",\"author\":{\"id\":1,\"name\":\"Ann\"}}]}",
+                            "[]", "[" AUTHOR_ENTRY("id") "," AUTHOR_ENTRY("name") "]", "1700000000", "1700000000"));
+    /* An entity may not take a document's key; nothing is written. */
+    CHECK_OK(put_document(cache, "Article:8", "{\"id\": 8}", NULL));
+    CHECK_FAILS(put_document(cache, "GET /articles/", "[{\"id\": 9}, {\"id\": 8}]", NULL), NORMCACHE_EINVAL,
+                "the entity 'Article:8' of the document 'GET /articles/' has the key of a document");
+    CHECK_NOTFOUND(cache, "Article:9");
+    CHECK_NOTFOUND(cache, "GET /articles/");
+    /* Bad rules name what and where; none of them is kept. */
+    CHECK_FAILS(normcache_configure(cache, "{\"documents\": {\"prefix\": {}}}", 29), NORMCACHE_EINVAL,
+                "configuration error at byte 25: unknown member 'documents.prefix' (known: typeMember, prefixes, types)");
+
+    CHECK_OK(normcache_close(cache));
+}
+
 /** A document comes back as written, whole, with its freshness; it is listed like a record. */
 static void test_documents_come_back_as_written(void)
 {
@@ -1049,5 +1100,6 @@ int main(void)
     test_a_record_of_fields_is_not_a_document();
     test_documents_are_invalidated_and_removed_by_prefix();
     test_the_rest_flow();
+    test_documents_with_entities();
     return 0;
 }

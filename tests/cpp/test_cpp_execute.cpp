@@ -481,6 +481,27 @@ void test_documents()
     CHECK(!got.earliest_expiry);
 }
 
+/// Entity rules for documents (configure's "documents"): entities become records and
+/// read back as their records hold them now.
+void test_documents_with_entities()
+{
+    FeedTest test;
+    test.cache.configure(R"({"documents": {"typeMember": "__typename", "types": {"Writer": {"keyFields": "id"}}}})");
+    CHECK(test.cache.put_document("GET /books/1", R"({"title": "Dune", "by": {"__typename": "Writer", "id": 3, "name": "Frank"}})"));
+    CHECK_EQ(test.cache.get("Writer:3"), std::optional<std::string>(R"({"__typename":"Writer","id":3,"name":"Frank"})"));
+    test.cache.put(R"({"Writer:3": {"name": "Frank Herbert"}})");
+    NormCache::FullReadResult got = test.cache.get_document("GET /books/1");
+    CHECK_EQ(got.json, std::string(R"({"data":{"title":"Dune","by":{"__typename":"Writer","id":3,"name":"Frank Herbert"}},)"
+                                   R"("missing":[],"stale":[],"oldestWrittenAt":1700000000,"earliestExpiry":null})"));
+    test.cache.remove("Writer:3");
+    got = test.cache.get_document("GET /books/1");
+    CHECK(got.status == ReadStatus::miss);
+    CHECK_EQ(got.json, std::string(R"({"data":null,"missing":[{"path":["by"],"reason":"absent","record":"Writer:3"}],)"
+                                   R"("stale":[],"oldestWrittenAt":1700000000,"earliestExpiry":null})"));
+    CHECK_THROWS_EXACT(test.cache.configure(R"({"documents": {"typeMember": 1}})"), NormCache::InvalidArgumentError,
+                       NORMCACHE_EINVAL, "configuration error at byte 29: documents.typeMember must be a string");
+}
+
 /// execute_document: the REST flow, the key in the request, a body that is not JSON.
 void test_execute_document()
 {
@@ -535,6 +556,7 @@ int main()
     test_a_throwing_result_callback();
     test_the_fetch_may_use_the_cache();
     test_documents();
+    test_documents_with_entities();
     test_execute_document();
     return 0;
 }

@@ -19,7 +19,8 @@
 /// Without a schema nothing can be checked.
 ///
 /// The same object may hold the members of the max-age rules (`maxAges`,
-/// `defaultMaxAge`), which `MaxAgeRules.configure` reads; any other member is an error.
+/// `defaultMaxAge`), which `MaxAgeRules.configure` reads, and the entity rules of plain
+/// JSON documents (`documents`, see `DocumentRules`); any other member is an error.
 extension KeyRules {
     /// Adds the rules of a configuration JSON object, checked against `schema` if any.
     mutating func configure(json bytes: UnsafeRawBufferPointer, schema: Schema? = nil) throws(NormCacheError) {
@@ -86,11 +87,13 @@ extension KeyRules {
                 defaultKeyFields = document.tokens[value].kind == .null ? nil : try reader.names(value, "defaultKeyFields")
             case "storeMutationRoot":
                 storesMutationRoot = try reader.boolean(value, "storeMutationRoot")
+            case DocumentRules.configurationMember:
+                try documents.configure(reader, at: value)
             case _ where MaxAgeRules.configurationMembers.contains(section):
                 break
             default:
-                let known = ["typePolicies", "fieldPolicies", "possibleTypes", "defaultKeyFields", "storeMutationRoot"]
-                    + MaxAgeRules.configurationMembers
+                let known = ["typePolicies", "fieldPolicies", "possibleTypes", "defaultKeyFields", "storeMutationRoot",
+                             DocumentRules.configurationMember] + MaxAgeRules.configurationMembers
                 throw reader.error("unknown configuration member '\(section)' (known: \(known.joined(separator: ", ")))", value)
             }
         }

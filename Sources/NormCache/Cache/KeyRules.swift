@@ -26,6 +26,8 @@ struct KeyRules {
     /// default, so that a `login(password:)` leaves no secret on disk. Not a key rule,
     /// but set by `configure` and fixed at `prepare` alike.
     var storesMutationRoot = false
+    /// Which objects of plain JSON documents are entities (`configure`'s `documents`).
+    var documents = DocumentRules()
 
     /// No rules.
     init() {}

@@ -169,23 +169,30 @@ struct RecordEncoder {
         return kept
     }
 
-    /// Writes the record of the one field `key` with `metadata` and the encoded `value`
-    /// into `out` (emptied first).
-    static func record(field key: UnsafeRawBufferPointer, metadata: FieldMetadata, value: UnsafeRawBufferPointer,
+    /// Writes the record of `fields` (keys in ascending byte order, distinct), each
+    /// with `metadata` and its encoded value, into `out` (emptied first).
+    static func record(fields: [(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)], metadata: FieldMetadata,
                        into out: inout ByteBuffer, recordKey: UnsafeRawBufferPointer) throws(NormCacheError) {
-        let size = headerLength(1) &+ entryLength(keyCount: key.count, metadataLength: metadata.encodedLength, valueCount: value.count)
+        internalCheck(zip(fields, fields.dropFirst()).allSatisfy { KeyBytes.compare($0.key, $1.key) < 0 }, "record fields out of order")
+        var size = headerLength(fields.count)
+        for field in fields {
+            size &+= entryLength(keyCount: field.key.count, metadataLength: metadata.encodedLength, valueCount: field.value.count)
+        }
         try check(size: size, key: recordKey)
         out.removeAll()
         guard let base = out.reserve(size) else {
             throw .outOfMemory(allocating: out.failedAllocation, while: "writing the record '\(KeyBytes.preview(recordKey))'")
         }
-        let table = writeHeader(count: 1, to: base)
-        let position = headerLength(1)
-        (base + table).storeBytes(of: UInt32(truncatingIfNeeded: position).littleEndian, as: UInt32.self)
+        var table = writeHeader(count: fields.count, to: base)
+        var position = headerLength(fields.count)
         var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        _ = withUnsafeMutableBytes(of: &bytes) { buffer in
-            let length = metadata.write(to: buffer.baseAddress.assumedPresent)
-            return writeEntry(key: key, metadata: UnsafeRawBufferPointer(rebasing: buffer.prefix(length)), value: value, to: base, at: position)
+        withUnsafeMutableBytes(of: &bytes) { buffer in
+            let metadataBytes = UnsafeRawBufferPointer(rebasing: buffer.prefix(metadata.write(to: buffer.baseAddress.assumedPresent)))
+            for field in fields {
+                (base + table).storeBytes(of: UInt32(truncatingIfNeeded: position).littleEndian, as: UInt32.self)
+                table &+= 4
+                position = writeEntry(key: field.key, metadata: metadataBytes, value: field.value, to: base, at: position)
+            }
         }
         out.advance(by: size)
     }

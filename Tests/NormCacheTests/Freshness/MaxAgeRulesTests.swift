@@ -402,7 +402,7 @@ import Testing
         #expect(maxAgeRules.coordinates == ["Article": .seconds(5)])
         #expect(maxAgeRules.defaultMaxAge == 10)
         // The known members of the configuration include the max-age rules'.
-        #expect(throws: NormCacheError(.invalidArgument, "configuration error at byte 11: unknown configuration member 'maxAge' (known: typePolicies, fieldPolicies, possibleTypes, defaultKeyFields, storeMutationRoot, maxAges, defaultMaxAge)")) {
+        #expect(throws: NormCacheError(.invalidArgument, "configuration error at byte 11: unknown configuration member 'maxAge' (known: typePolicies, fieldPolicies, possibleTypes, defaultKeyFields, storeMutationRoot, documents, maxAges, defaultMaxAge)")) {
             try test.cache.configure(#"{"maxAge": {"Article": 5}}"#)
         }
     }

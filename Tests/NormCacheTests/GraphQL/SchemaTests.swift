@@ -78,7 +78,7 @@ import Testing
             (#"{"typePolicies": {"A": {}}}"#, "configuration error at byte 23: typePolicies.A needs keyFields"),
             (#"{"typePolicies": {"A": {"keyFields": []}}}"#, "configuration error at byte 37: typePolicies.A.keyFields must not be empty"),
             (#"{"fieldPolicies": {"dog": {"keyArgs": ["id"]}}}"#, "configuration error at byte 26: field policy 'dog' must be named 'Type.field'"),
-            (#"{"colour": 1}"#, "configuration error at byte 11: unknown configuration member 'colour' (known: typePolicies, fieldPolicies, possibleTypes, defaultKeyFields, storeMutationRoot, maxAges, defaultMaxAge)"),
+            (#"{"colour": 1}"#, "configuration error at byte 11: unknown configuration member 'colour' (known: typePolicies, fieldPolicies, possibleTypes, defaultKeyFields, storeMutationRoot, documents, maxAges, defaultMaxAge)"),
         ]
         for (json, message) in bad {
             var fresh = KeyRules()

@@ -737,10 +737,14 @@ class Cache(ManagedHandle[CacheHandle]):
         a lifetime, as write() takes them: the earliest expiry wins. Max-age rules do
         not apply to documents.
 
-        A document is a record with one field ("$document"): search() lists it, remove()
+        A document is a record with the field "$document": search() lists it, remove()
         and remove_prefix() delete it, invalidate() and invalidate_prefix() mark it
-        stale. A key that holds a record of fields raises InvalidArgumentError; malformed
-        JSON text, JSONError.
+        stale. With entity rules (configure()'s "documents": which member names an
+        object's type, the type of a document's top-level objects by key prefix, the
+        types of members and key fields), the entities found in it are merged into their
+        records (Article:7) in the same write, so that an entity updated elsewhere reads
+        updated in this document. A key that holds a record of fields, or an entity keyed
+        as a document, raises InvalidArgumentError; malformed JSON text, JSONError.
         """
         encoded_key = _encode_key(key, "key")
         text = _encode_document(value)
@@ -785,7 +789,9 @@ class Cache(ManagedHandle[CacheHandle]):
     @raises_closed_error
     def get_document_json(self, key: Key, *, max_stale: int | None = None, partial: bool = False) -> str:
         """The text of the document `key` exactly as it was written (or as the fetch of
-        execute_document received it), as read_json gives an operation's data as text.
+        execute_document received it), as read_json gives an operation's data as text; a
+        document stored with entities comes as compact JSON, its entities as their records
+        hold them now.
         Raises CacheMiss, with the missing entry, when it is absent or stale beyond
         `max_stale` seconds (None: any staleness); with `partial` the miss's `data` holds
         a too-stale document's value."""

@@ -278,3 +278,73 @@ def test_execute_document_arguments(docs: normcache.Cache) -> None:
         docs.execute_document("", fetch=lambda r: b"1")
     cached_only = docs.execute_document("GET /a", policy="cache_only")
     assert (cached_only.status, [m.reason for m in cached_only.missing]) == ("miss", ["absent"])
+
+
+# --- entity rules --------------------------------------------------------------------------
+
+ENTITY_RULES = {
+    "documents": {
+        "typeMember": "__typename",
+        "prefixes": {"GET /articles": "ArticlePage", "GET /articles/": "Article"},
+        "types": {
+            "ArticlePage": {"members": {"articles": "Article"}},
+            "Article": {"keyFields": ["id"], "members": {"author": "User"}},
+            "User": {"keyFields": "id"},
+        },
+    }
+}
+AUTHORED_PAGE = '{"articles": [{"id": 7, "title": "Caching", "author": {"id": 1, "name": "Ann"}}], "next": null}'
+
+
+@pytest.fixture
+def entity_docs(docs: normcache.Cache) -> normcache.Cache:
+    """The documents cache with the entity rules of a page of articles by their authors."""
+    docs.configure(ENTITY_RULES)
+    return docs
+
+
+def test_entities_become_records_and_read_back_updated(entity_docs: normcache.Cache) -> None:
+    assert entity_docs.put_document("GET /articles?page=1", AUTHORED_PAGE)
+    assert entity_docs.get("Article:7") == {"author": {"$reference": "User:1"}, "id": 7, "title": "Caching"}
+    assert entity_docs.get("User:1") == {"id": 1, "name": "Ann"}
+    assert entity_docs.get_document_json("GET /articles?page=1") == (
+        '{"articles":[{"id":7,"title":"Caching","author":{"id":1,"name":"Ann"}}],"next":null}'
+    )
+    # Updated through the article's own endpoint and through records: every document shows it.
+    entity_docs.put_document("GET /articles/7", {"id": 7, "title": "Revised"})
+    entity_docs.put({"User:1": {"name": "Ann Lee"}})
+    assert entity_docs.get_document("GET /articles?page=1").data == {
+        "articles": [{"id": 7, "title": "Revised", "author": {"id": 1, "name": "Ann Lee"}}],
+        "next": None,
+    }
+
+
+def test_an_invalidated_or_removed_entity_is_a_miss_at_its_path(entity_docs: normcache.Cache) -> None:
+    entity_docs.put_document("GET /articles?page=1", AUTHORED_PAGE)
+    assert entity_docs.invalidate("User:1", "name") == 1
+    missed = entity_docs.get_document("GET /articles?page=1")
+    assert (missed.status, missed.data) == ("miss", None)
+    assert missed.missing == [Missing(["articles", 0, "author", "name"], "invalidated", "User:1", "name", START, START)]
+    stale = entity_docs.get_document("GET /articles?page=1", max_stale=60)
+    assert stale.status == "stale" and stale.stale == [
+        Stale(["articles", 0, "author", "name"], "invalidated", "User:1", "name", START, START)
+    ]
+    assert entity_docs.remove("User:1")
+    with pytest.raises(normcache.CacheMiss) as miss:
+        entity_docs.get_document_json("GET /articles?page=1", partial=True)
+    assert miss.value.missing == [Missing(["articles", 0, "author"], "absent", "User:1", None)]
+    assert miss.value.data == {"articles": [{"id": 7, "title": "Caching", "author": None}], "next": None}
+
+
+def test_entity_rules_refuse_bad_input(entity_docs: normcache.Cache) -> None:
+    with pytest.raises(
+        normcache.InvalidArgumentError, match=r"^configuration error at byte 25: unknown member 'documents\.prefix'"
+    ):
+        entity_docs.configure('{"documents": {"prefix": {}}}')
+    entity_docs.put_document("Article:8", {"id": 8})
+    with pytest.raises(
+        normcache.InvalidArgumentError,
+        match=r"^the entity 'Article:8' of the document 'GET /articles/' has the key of a document$",
+    ):
+        entity_docs.put_document("GET /articles/", [{"id": 9}, {"id": 8}])
+    assert entity_docs.search("") == ["Article:8"]

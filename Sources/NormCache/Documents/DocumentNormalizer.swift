@@ -1,0 +1,135 @@
+/// Splits a plain JSON document by the document rules (`DocumentRules`): each entity
+/// becomes fields of its record (`Article:7`), merged into the batch `entities` as a
+/// GraphQL write's objects are, and the document keeps a reference to it in its place;
+/// entities inside entities are references in their records. What remains — the
+/// document with references for its entities, its `skeleton` — and the members each
+/// entity had (`DocumentShape`) are what the document record stores.
+///
+/// The skeleton is a `FieldValue`: numbers keep their text as written, strings and
+/// member names are kept unescaped, objects keep their members in order.
+struct DocumentNormalizer: ~Copyable {
+    private let document: JSONDocument
+    private let rules: KeyRules
+    private let schema: Schema?
+    /// The key of the document, named in errors.
+    private let documentKey: String
+    /// The entities' records.
+    private(set) var entities = RecordBatch()
+    /// How many entity objects the document holds (an entity met twice counts twice).
+    private(set) var entityCount = 0
+    private var shape = DocumentShape.Builder()
+
+    /// Splits `document`, stored under `key`, by `rules.documents` and the key rules, and
+    /// appends its skeleton to `skeleton`.
+    init(_ document: JSONDocument, key: UnsafeRawBufferPointer, rules: KeyRules, schema: Schema?,
+         skeleton: inout ByteBuffer) throws(NormCacheError) {
+        self.document = document
+        self.rules = rules
+        self.schema = schema
+        documentKey = String(decoding: key, as: UTF8.self)
+        try walk(document.root, type: rules.documents.topLevelType(ofDocument: key), node: DocumentShape.Builder.top, into: &skeleton)
+        try skeleton.check(while: "storing the document '\(KeyBytes.preview(key))'")
+        try entities.finish()
+    }
+
+    /// Appends the shape of the document (`DocumentShape`) as an encoded object.
+    func encodeShape(into out: inout ByteBuffer) throws(NormCacheError) {
+        try shape.encode(into: &out)
+    }
+
+    /// Appends the skeleton of the value at `index`, whose position has the type `type`
+    /// (if any) and the shape node `node`.
+    private mutating func walk(_ index: Int, type: String?, node: Int, into out: inout ByteBuffer) throws(NormCacheError) {
+        let token = document.tokens[index]
+        switch token.kind {
+        case .null: out.append(FieldValue.Tag.null.rawValue)
+        case .false: out.append(FieldValue.Tag.false.rawValue)
+        case .true: out.append(FieldValue.Tag.true.rawValue)
+        case .number: out.appendTagged(FieldValue.Tag.number.rawValue, document.rawText(of: token))
+        case .string: document.stringBytes(index).withUnsafeBytes { out.appendTagged(FieldValue.Tag.string.rawValue, $0) }
+        case .array:
+            let bodyStart = FieldValue.beginContainer(.list, count: token.length, in: &out)
+            for element in document.elements(ofArray: index) { try walk(element, type: type, node: node, into: &out) }
+            try FieldValue.endContainer(bodyStart: bodyStart, in: &out, context: "the document '\(documentKey)'")
+        case .object:
+            let objectType = ownType(of: index) ?? type
+            if let objectType, let key = try entityKey(of: index, type: objectType) {
+                try addEntity(index, type: objectType, key: key, node: node)
+                key.withUnsafeBytes { out.appendTagged(FieldValue.Tag.reference.rawValue, $0) }
+                return
+            }
+            let bodyStart = FieldValue.beginContainer(.object, count: token.length, in: &out)
+            for member in document.members(ofObject: index) {
+                let name = document.stringBytes(member.key)
+                name.withUnsafeBytes { out.appendLengthPrefixed($0) }
+                let child = shape.child(of: node, named: name, onEntity: false)
+                try walk(member.value, type: objectType.flatMap { rules.documents.memberType(name, of: $0) }, node: child, into: &out)
+            }
+            try FieldValue.endContainer(bodyStart: bodyStart, in: &out, context: "the document '\(documentKey)'")
+        }
+    }
+
+    /// Adds the object at `index`, an entity of `type` keyed `key`, as fields of its
+    /// record: one per member, in order, entities below it made references.
+    private mutating func addEntity(_ index: Int, type: String, key: [UInt8], node: Int) throws(NormCacheError) {
+        shape.markEntity(node)
+        entityCount += 1
+        var values = ByteBuffer()
+        var members: [(name: [UInt8], values: Range<Int>)] = []
+        for member in document.members(ofObject: index) {
+            let name = document.stringBytes(member.key)
+            guard !name.isEmpty else {
+                throw NormCacheError(.invalidArgument, "empty member name at byte \(document.tokens[member.key].offset - 1) of the entity '\(String(decoding: key, as: UTF8.self))' in the document '\(documentKey)'")
+            }
+            let start = values.count
+            let child = shape.child(of: node, named: name, onEntity: true)
+            try walk(member.value, type: rules.documents.memberType(name, of: type), node: child, into: &values)
+            members.append((name, start..<values.count))
+        }
+        try values.check(while: "storing the entities of the document '\(documentKey)'")
+        let runStart = entities.runStart
+        var order = entities.takeOrders(members.count)
+        for member in members {
+            try entities.appendField(copyingKey: member.name, copying: UnsafeRawBufferPointer(rebasing: values.bytes[member.values]), order: order)
+            order += 1
+        }
+        try key.withBytes { (key) throws(NormCacheError) in try entities.addRecord(key: key, runFrom: runStart, sorted: false) }
+    }
+
+    /// The type the object at `index` names in its type member, if the rules have one.
+    private func ownType(of index: Int) -> String? {
+        guard let typeMember = rules.documents.typeMember, let value = document.member(typeMember, ofObject: index),
+              document.tokens[value].kind == .string else { return nil }
+        let name = document.stringBytes(value)
+        return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
+    }
+
+    /// The record key of the object at `index` of type `type`: its key group, `:`, and
+    /// its key field values joined with `+`; nil when the type has no key fields or the
+    /// object lacks one (or has one that is not a string or a number).
+    private func entityKey(of index: Int, type: String) throws(NormCacheError) -> [UInt8]? {
+        let keyFields: [String]
+        let group: String
+        if let own = rules.documents.types[type]?.keyFields {
+            (keyFields, group) = (own, type)
+        } else if let policy = rules.policy(for: type, declaredType: nil, schema: schema) {
+            (keyFields, group) = (policy.keyFields, policy.group ?? type)
+        } else {
+            return nil
+        }
+        var key = ByteBuffer()
+        key.append(contentsOf: group.utf8)
+        key.append(UInt8(ascii: ":"))
+        for (position, name) in keyFields.enumerated() {
+            guard let value = document.member(name.utf8, ofObject: index) else { return nil }
+            if position > 0 { key.append(UInt8(ascii: "+")) }
+            switch document.tokens[value].kind {
+            case .string: document.stringBytes(value).withUnsafeBytes { key.appendKeyPart($0) }
+            case .number: key.append(document.rawText(value))
+            default: return nil
+            }
+        }
+        try key.check(while: "making the key of an entity of the document '\(documentKey)'")
+        return key.array
+    }
+}

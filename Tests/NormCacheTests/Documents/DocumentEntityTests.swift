@@ -1,0 +1,164 @@
+import TestSupport
+import Testing
+@testable import NormCache
+
+/// Entity rules for plain JSON documents (`configure`'s `documents`): the objects they
+/// find are stored as the same records GraphQL data makes, so an entity updated through
+/// one endpoint reads updated in every document that holds it.
+@Suite struct DocumentEntityTests {
+    static let start: UInt64 = 1_700_000_000
+    static let rules = #"""
+        {"documents": {"typeMember": "__typename",
+                       "prefixes": {"GET /articles": "ArticlePage", "GET /articles/": "Article"},
+                       "types": {"ArticlePage": {"members": {"articles": "Article"}},
+                                 "Article": {"keyFields": ["id"], "members": {"author": "User"}},
+                                 "User": {"keyFields": "id"}}}}
+        """#
+    static let page = #"{"articles": [{"id": 7, "title": "Caching", "author": {"id": 1, "name": "Ann"}}], "next": null}"#
+    static let compactPage = #"{"articles":[{"id":7,"title":"Caching","author":{"id":1,"name":"Ann"}}],"next":null}"#
+
+    func setUp(_ rules: String = Self.rules) throws -> (TestCache, Counter) {
+        let now = Counter(start: Self.start)
+        let test = try TestCache(clock: { now.value })
+        try test.cache.configure(rules)
+        return (test, now)
+    }
+
+    @Test func entitiesBecomeRecordsAndTheDocumentReadsBackWhole() throws {
+        let (test, _) = try setUp()
+        #expect(try test.cache.putDocument("GET /articles?page=1", json: Self.page))
+        #expect(try test.cache.record("Article:7") == #"{"author":{"$reference":"User:1"},"id":7,"title":"Caching"}"#)
+        #expect(try test.cache.record("User:1") == #"{"id":1,"name":"Ann"}"#)
+        #expect(try test.cache.record("GET /articles?page=1") == #"""
+            {"$document":{"articles":[{"$reference":"Article:7"}],"next":null},"$shape":{"articles":{"id":{},"title":{},"author":{"id":{},"name":{}}}}}
+            """#)
+        #expect(try test.cache.document("GET /articles?page=1") == ReadResult(status: .complete, data: Array(Self.compactPage.utf8)))
+    }
+
+    @Test func anEntityUpdatedElsewhereReadsUpdatedInEveryDocument() throws {
+        let (test, now) = try setUp()
+        try test.cache.putDocument("GET /articles?page=1", json: Self.page)
+        now.value = Self.start + 10
+        // The longest prefix wins: `GET /articles/7` is an Article, not a page.
+        try test.cache.putDocument("GET /articles/7", json: #"{"id": 7, "title": "Caching, revised", "words": 900}"#)
+        #expect(try test.cache.record("Article:7") == #"{"author":{"$reference":"User:1"},"id":7,"title":"Caching, revised","words":900}"#)
+        // The page shows the new title, and not the member it never had.
+        let page = try test.cache.document("GET /articles?page=1", options: ReadOptions(reportingFreshness: true))
+        #expect(page.data == Array(#"{"articles":[{"id":7,"title":"Caching, revised","author":{"id":1,"name":"Ann"}}],"next":null}"#.utf8))
+        #expect(page.oldestWrittenAt == Self.start)
+        // GraphQL data (here, a put of records) reaches the documents alike.
+        _ = try test.cache.put(json: #"{"User:1": {"name": "Ann Lee"}}"#)
+        #expect(try test.cache.document("GET /articles/7").data == Array(#"{"id":7,"title":"Caching, revised","words":900}"#.utf8))
+        #expect(try test.cache.document("GET /articles?page=1").data
+            == Array(#"{"articles":[{"id":7,"title":"Caching, revised","author":{"id":1,"name":"Ann Lee"}}],"next":null}"#.utf8))
+    }
+
+    @Test func theTypeMemberKeysObjectsAnywhereAndUsesTheKeyRules() throws {
+        let (test, _) = try setUp(#"""
+            {"typePolicies": {"Person": {"keyFields": ["id"], "uniqueKeyGroup": "Node"}}, "defaultKeyFields": ["uuid"],
+             "documents": {"typeMember": "kind"}}
+            """#)
+        let json = #"{"feed": {"items": [{"kind": "Person", "id": "a+b", "name": "Cy"}, {"kind": "Tag", "uuid": 5}, {"kind": "Tag"}, {"kind": 3, "id": 1}]}}"#
+        try test.cache.putDocument("GET /feed", json: json)
+        #expect(try test.cache.keys(withPrefix: "") == ["GET /feed", "Node:a\\+b", "Tag:5"])
+        #expect(try test.cache.record("Node:a\\+b") == #"{"id":"a+b","kind":"Person","name":"Cy"}"#)
+        #expect(try test.cache.document("GET /feed").data
+            == Array(#"{"feed":{"items":[{"kind":"Person","id":"a+b","name":"Cy"},{"kind":"Tag","uuid":5},{"kind":"Tag"},{"kind":3,"id":1}]}}"#.utf8))
+    }
+
+    @Test func aDocumentWithoutEntitiesIsKeptAsWritten() throws {
+        let (test, _) = try setUp()
+        // An Article without its key field stays in the document.
+        let json = #"{"articles": [{"title": "Untitled"}],  "next": 2.50}"#
+        try test.cache.putDocument("GET /articles?page=9", json: json)
+        #expect(try test.cache.keys(withPrefix: "") == ["GET /articles?page=9"])
+        #expect(try test.cache.document("GET /articles?page=9").data == Array(json.utf8))
+    }
+
+    @Test func entityFieldsAreJudgedLikeTheDocument() throws {
+        let (test, now) = try setUp()
+        try test.cache.putDocument("GET /articles?page=1", json: Self.page, options: WriteOptions(maxAge: 600))
+        #expect(try test.cache.invalidate("User:1") == 2)
+        let missed = try test.cache.document("GET /articles?page=1")
+        #expect(missed.status == .miss && missed.data == nil)
+        #expect(missed.missing == [
+            FieldReport(path: [.key("articles"), .index(0), .key("author"), .key("id")], reason: .invalidated, record: "User:1", field: "id",
+                        writtenAt: Self.start, expiredAt: Self.start),
+            FieldReport(path: [.key("articles"), .index(0), .key("author"), .key("name")], reason: .invalidated, record: "User:1", field: "name",
+                        writtenAt: Self.start, expiredAt: Self.start),
+        ])
+        let stale = try test.cache.document("GET /articles?page=1", options: ReadOptions(maxStale: 60))
+        #expect(stale.status == .stale && stale.data == Array(Self.compactPage.utf8) && stale.stale.map(\.record) == ["User:1", "User:1"])
+        // The lifetime the document was given is its entities' too.
+        try test.cache.putDocument("GET /articles?page=1", json: Self.page, options: WriteOptions(maxAge: 600))
+        now.value = Self.start + 600
+        let expired = try test.cache.document("GET /articles?page=1", options: ReadOptions(partial: true))
+        #expect(expired.missing.first == FieldReport(path: [], reason: .stale, record: "GET /articles?page=1", field: nil,
+                                                     writtenAt: Self.start, expiredAt: Self.start + 600))
+        #expect(expired.missing.count == 4)
+        #expect(expired.data == Array(#"{"articles":[{"id":null,"title":null,"author":null}],"next":null}"#.utf8))
+    }
+
+    @Test func aRemovedEntityIsAMissAndARemovedMemberIsLeftOut() throws {
+        let (test, _) = try setUp()
+        try test.cache.putDocument("GET /articles?page=1", json: Self.page)
+        #expect(try test.cache.removeField("title", of: "Article:7"))
+        #expect(try test.cache.document("GET /articles?page=1").data == Array(#"{"articles":[{"id":7,"author":{"id":1,"name":"Ann"}}],"next":null}"#.utf8))
+        #expect(try test.cache.remove("User:1"))
+        let read = try test.cache.document("GET /articles?page=1", options: ReadOptions(partial: true))
+        #expect(read.status == .miss)
+        #expect(read.missing == [FieldReport(path: [.key("articles"), .index(0), .key("author")], reason: .absent, record: "User:1", field: nil)])
+        #expect(read.data == Array(#"{"articles":[{"id":7,"author":null}],"next":null}"#.utf8))
+    }
+
+    @Test func aReferenceWhereTheDocumentHadNoEntityIsAMiss() throws {
+        let (test, _) = try setUp()
+        try test.cache.putDocument("GET /articles/8", json: #"{"id": 8, "author": "anonymous"}"#)
+        _ = try test.cache.put(json: #"{"Article:8": {"author": {"$reference": "User:2"}}, "User:2": {"id": 2}}"#)
+        #expect(try test.cache.document("GET /articles/8").missing
+            == [FieldReport(path: [.key("author")], reason: .absent, record: "User:2", field: nil)])
+    }
+
+    @Test func listsShareOneShapeTheUnionOfTheirElements() throws {
+        let (test, _) = try setUp()
+        try test.cache.putDocument("GET /articles/", json: #"[{"id": 1, "a": 1}, {"id": 2, "b": 2}]"#)
+        #expect(try test.cache.record("GET /articles/") == #"{"$document":[{"$reference":"Article:1"},{"$reference":"Article:2"}],"$shape":{"id":{},"a":{},"b":{}}}"#)
+        #expect(try test.cache.document("GET /articles/").data == Array(#"[{"id":1,"a":1},{"id":2,"b":2}]"#.utf8))
+    }
+
+    @Test func anEntityMayNotTakeTheKeyOfADocument() throws {
+        let (test, _) = try setUp(#"{"documents": {"typeMember": "type", "types": {"T": {"keyFields": "id"}}}}"#)
+        try test.cache.putDocument("T:1", json: #"{"n": 1}"#)
+        #expect(throws: NormCacheError(.invalidArgument, "the entity 'T:1' of the document 'GET /t' has the key of a document")) {
+            try test.cache.putDocument("GET /t", json: #"[{"type": "T", "id": 1}]"#)
+        }
+        #expect(throws: NormCacheError(.invalidArgument, "the entity 'T:2' of the document 'T:2' has the key of a document")) {
+            try test.cache.putDocument("T:2", json: #"{"type": "T", "id": 2}"#)
+        }
+        #expect(throws: NormCacheError(.invalidArgument, "empty member name at byte 23 of the entity 'T:3' in the document 'GET /t'")) {
+            try test.cache.putDocument("GET /t", json: #"{"type": "T", "id": 3, "": 0}"#)
+        }
+        #expect(try test.cache.keys(withPrefix: "") == ["T:1"])
+        #expect(try test.cache.document("T:1").data == Array(#"{"n": 1}"#.utf8))
+    }
+
+    @Test func badRulesNameWhatAndWhere() throws {
+        let test = try TestCache()
+        let cases: [(String, String)] = [
+            (#"{"documents": []}"#, "configuration error at byte 14: documents must be a JSON object"),
+            (#"{"documents": {"prefix": {}}}"#, "configuration error at byte 25: unknown member 'documents.prefix' (known: typeMember, prefixes, types)"),
+            (#"{"documents": {"typeMember": ""}}"#, "configuration error at byte 30: documents.typeMember must not be empty"),
+            (#"{"documents": {"prefixes": {"": "A"}}}"#, "configuration error at byte 33: documents.prefixes has an empty prefix"),
+            (#"{"documents": {"prefixes": {"GET /a": 1}}}"#, "configuration error at byte 38: documents.prefixes.GET /a must be a string"),
+            (#"{"documents": {"types": {"A": {"keyFields": []}}}}"#, "configuration error at byte 44: documents.types.A.keyFields must not be empty"),
+            (#"{"documents": {"types": {"A": {"members": {"b": null}}}}}"#, "configuration error at byte 48: documents.types.A.members.b must be a string"),
+            (#"{"documents": {"types": {"A": {"keys": "id"}}}}"#, "configuration error at byte 40: unknown member 'documents.types.A.keys' (known: keyFields, members)"),
+        ]
+        for (json, message) in cases {
+            #expect(throws: NormCacheError(.invalidArgument, message)) { try test.cache.configure(json) }
+        }
+        // Nothing of a failed configuration is kept.
+        try test.cache.putDocument("GET /articles/1", json: #"{"id": 1}"#)
+        #expect(try test.cache.keys(withPrefix: "") == ["GET /articles/1"])
+    }
+}
