@@ -148,3 +148,23 @@ func releaseAtExit(_ release: @escaping () -> Void) {
     }
     exitReleases.append(release)
 }
+
+/// Every record of the cache as key and JSON; stops the run on a record that does
+/// not read or is not a JSON object.
+func snapshot(_ cache: NormalizedCache) -> [String: [UInt8]] {
+    var records: [String: [UInt8]] = [:]
+    do throws(NormCacheError) {
+        for key in try cache.keys(withPrefix: "") {
+            let record = try key.withUTF8Bytes { (bytes) throws(NormCacheError) in try cache.record(bytes) }
+            require(record != nil, "listed key '\(key)' has no record")
+            record?.withUnsafeBytes { raw in
+                let document = try? JSONDocument(scanning: raw)
+                require(document?.tokens.first?.kind == .object, "record '\(key)' is not a JSON object")
+            }
+            records[key] = record
+        }
+    } catch {
+        require(false, "the cache does not read back: \(error.message)")
+    }
+    return records
+}

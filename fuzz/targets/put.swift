@@ -28,26 +28,6 @@ public func fuzzPut(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-/// Every record of the cache as key and JSON; stops the run on a record that does
-/// not read or is not a JSON object.
-private func snapshot(_ cache: NormalizedCache) -> [String: [UInt8]] {
-    var records: [String: [UInt8]] = [:]
-    do throws(NormCacheError) {
-        for key in try cache.keys(withPrefix: "") {
-            let record = try key.withUTF8Bytes { (bytes) throws(NormCacheError) in try cache.record(bytes) }
-            require(record != nil, "listed key '\(key)' has no record")
-            record?.withUnsafeBytes { raw in
-                let document = try? JSONDocument(scanning: raw)
-                require(document?.tokens.first?.kind == .object, "record '\(key)' is not a JSON object")
-            }
-            records[key] = record
-        }
-    } catch {
-        require(false, "the cache does not read back: \(error.message)")
-    }
-    return records
-}
-
 /// The stored record a change `Key.field` belongs to: the longest prefix before a dot
 /// that is a record key (keys and field names may themselves hold dots). Dots are
 /// found in the UTF-8 bytes: a dot followed by a combining mark is one Character.

@@ -98,10 +98,18 @@ struct DocumentNormalizer: ~Copyable {
 
     /// The type the object at `index` names in its type member, if the rules have one.
     private func ownType(of index: Int) -> String? {
-        guard let typeMember = rules.documents.typeMember, let value = document.member(typeMember, ofObject: index),
+        guard let typeMember = rules.documents.typeMember, let value = lastMember(typeMember, of: index),
               document.tokens[value].kind == .string else { return nil }
         let name = document.stringBytes(value)
         return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
+    }
+
+    /// The value of the last member `name` of the object at `index`: of a name given
+    /// twice, the later value is the one its record keeps (and `JSON.parse` gives).
+    private func lastMember<Name: Collection>(_ name: Name, of index: Int) -> Int? where Name.Element == UInt8 {
+        var found: Int?
+        for member in document.members(ofObject: index) where document.string(member.key, equalsBytes: name) { found = member.value }
+        return found
     }
 
     /// The record key of the object at `index` of type `type`: its key group, `:`, and
@@ -121,7 +129,7 @@ struct DocumentNormalizer: ~Copyable {
         key.append(contentsOf: group.utf8)
         key.append(UInt8(ascii: ":"))
         for (position, name) in keyFields.enumerated() {
-            guard let value = document.member(name.utf8, ofObject: index) else { return nil }
+            guard let value = lastMember(name.utf8, of: index) else { return nil }
             if position > 0 { key.append(UInt8(ascii: "+")) }
             switch document.tokens[value].kind {
             case .string: document.stringBytes(value).withUnsafeBytes { key.appendKeyPart($0) }

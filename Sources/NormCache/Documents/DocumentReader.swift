@@ -3,11 +3,12 @@
 ///
 /// A document stored with entities is written out from its skeleton: each reference
 /// becomes the object its record holds now, with the members its shape lists (in the
-/// shape's order; a member the record no longer has is left out), entities below it the
-/// same way. A record that is gone, or a reference where the document had no entity (its
-/// shape lists no member there: the data changed shape since), is a miss with reason
-/// `absent` at the reference's path; a field stale beyond `maxStale` is a miss with its
-/// record and member name. The document's own staleness is reported at the empty path,
+/// shape's order), entities below it the same way. A member the record lacks is left
+/// out, and so is one whose value holds an entity where the document had none (the
+/// shape lists no member there: a list's elements share one shape, the union of their
+/// members, so an element may be shown a member it did not have, whose value came from
+/// elsewhere). A record that is gone is a miss with reason `absent` at the reference's
+/// path; a field stale beyond `maxStale` is a miss with its record and member name. The document's own staleness is reported at the empty path,
 /// with the document key as its record and no field.
 struct DocumentReader: ~Copyable {
     private let txn: StoreTransaction
@@ -38,8 +39,8 @@ struct DocumentReader: ~Copyable {
             out.append(json)
         case .skeleton(let skeleton, let shape):
             var reader = ByteReader(skeleton)
-            try write(&reader, shape: shape, depth: 0)
-            guard reader.isAtEnd else { throw txn.damaged(key) }
+            // The document's own entities have shapes: a refusal is a damaged record.
+            guard try write(&reader, shape: shape, depth: 0), reader.isAtEnd else { throw txn.damaged(key) }
         }
         try out.check(while: "reading the document '\(KeyBytes.preview(key))'")
         var result = ReadResult(status: .complete, data: out.array, missing: missing, stale: stale)
@@ -78,15 +79,24 @@ struct DocumentReader: ~Copyable {
         return false
     }
 
-    /// Writes the skeleton value at `reader` as JSON, by the shape node `shape`.
-    private mutating func write(_ reader: inout ByteReader, shape: UnsafeRawBufferPointer, depth: Int) throws(NormCacheError) {
-        let start = reader.offset
-        guard depth <= 2 * FieldValue.maxDepth, let tagByte = reader.readByte(), let tag = FieldValue.Tag(rawValue: tagByte) else {
-            throw damaged()
+    /// Writes the skeleton value at `reader` as JSON, by the shape node `shape`; returns
+    /// false, leaving `out` to be cut back by the caller, when the value holds an entity
+    /// where the shape lists no member (the document had none there).
+    private mutating func write(_ reader: inout ByteReader, shape: UnsafeRawBufferPointer, depth: Int) throws(NormCacheError) -> Bool {
+        // The shape is no deeper than the document, and a stored value no deeper than the
+        // JSON it came from: together, at most twice the deepest JSON.
+        guard depth <= 2 * FieldValue.maxDepth else { throw damaged() }
+        if DocumentShape.isEmpty(shape) {
+            switch FieldValue.appendJSON(from: &reader, to: &out, refusingReferences: true) {
+            case .written: return true
+            case .reference: return false
+            case .damaged: throw damaged()
+            }
         }
+        guard let tagByte = reader.readByte(), let tag = FieldValue.Tag(rawValue: tagByte) else { throw damaged() }
         switch tag {
         case .null, .false, .true, .number, .string:
-            reader.offset = start
+            reader.offset -= 1
             guard case .written = FieldValue.appendJSON(from: &reader, to: &out, refusingReferences: true) else { throw damaged() }
         case .reference:
             guard let length = reader.readLength(), let key = reader.readBytes(length), !key.isEmpty else { throw damaged() }
@@ -99,29 +109,32 @@ struct DocumentReader: ~Copyable {
             out.append(UInt8(ascii: tag == .list ? "[" : "{"))
             for index in 0..<count {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
+                var child = shape
                 if tag == .list {
                     path.append(.index(Int(index)))
-                    try write(&inner, shape: shape, depth: depth + 1)
                 } else {
                     guard let nameLength = inner.readLength(), let name = inner.readBytes(nameLength) else { throw damaged() }
                     out.appendQuoted(name)
                     out.append(UInt8(ascii: ":"))
                     path.append(.key(String(decoding: name, as: UTF8.self)))
-                    let child = children?.first { KeyBytes.equal($0.name, name) }?.shape ?? DocumentShape.empty
-                    try write(&inner, shape: child, depth: depth + 1)
+                    child = children?.first { KeyBytes.equal($0.name, name) }?.shape ?? DocumentShape.empty
                 }
-                path.removeLast()
+                defer { path.removeLast() }
+                guard try write(&inner, shape: child, depth: depth + 1) else { return false }
             }
             guard inner.isAtEnd else { throw damaged() }
             out.append(UInt8(ascii: tag == .list ? "]" : "}"))
         }
+        return true
     }
 
-    /// Writes the entity `key` as the object of the members `shape` lists, their values
-    /// as its record holds them now; a miss (and `null`) when it cannot.
+    /// Writes the entity `key` as the object of the members `shape` lists that its
+    /// record holds now (a member whose value holds an entity where the document had
+    /// none is left out, as a member the record lacks is); a miss (and `null`) when the
+    /// record is gone.
     private mutating func writeEntity(_ key: UnsafeRawBufferPointer, shape: UnsafeRawBufferPointer, depth: Int) throws(NormCacheError) {
         guard let members = DocumentShape.members(of: shape) else { throw damaged() }
-        guard !members.isEmpty, let stored = try txn.record(key) else {
+        guard let stored = try txn.record(key) else {
             missing.append(FieldReport(path: path, reason: .absent, record: String(decoding: key, as: UTF8.self), field: nil))
             out.append("null")
             return
@@ -133,19 +146,27 @@ struct DocumentReader: ~Copyable {
             guard case .some(let found) = record.index(of: member.name) else { throw txn.damaged(key) }
             guard let index = found else { continue }
             guard let field = record.entry(at: index) else { throw txn.damaged(key) }
+            let mark = out.count
+            let reports = (missing.count, stale.count)
             if !first { out.append(UInt8(ascii: ",")) }
-            first = false
             out.appendQuoted(member.name)
             out.append(UInt8(ascii: ":"))
             path.append(.key(String(decoding: member.name, as: UTF8.self)))
-            if try judge(field.metadata, record: key, field: member.name) {
-                var value = ByteReader(field.value)
-                try write(&value, shape: member.shape, depth: depth + 1)
-                guard value.isAtEnd else { throw txn.damaged(key) }
-            } else {
+            defer { path.removeLast() }
+            guard try judge(field.metadata, record: key, field: member.name) else {
                 out.append("null")
+                first = false
+                continue
             }
-            path.removeLast()
+            var value = ByteReader(field.value)
+            guard try write(&value, shape: member.shape, depth: depth + 1) else {
+                out.truncate(to: mark)
+                missing.removeSubrange(reports.0...)
+                stale.removeSubrange(reports.1...)
+                continue
+            }
+            guard value.isAtEnd else { throw txn.damaged(key) }
+            first = false
         }
         out.append(UInt8(ascii: "}"))
     }

@@ -15,6 +15,11 @@ enum DocumentShape {
     /// `FieldValue`'s empty object: tag 6, no members, a body of 0 bytes.
     private static let emptyBytes: StaticString = "\u{06}\u{00}\u{00}\u{00}\u{00}\u{00}"
 
+    /// Whether the shape `node` lists no member: no entity was below its position.
+    static func isEmpty(_ node: UnsafeRawBufferPointer) -> Bool {
+        node.count > 1 && node[1] == 0
+    }
+
     /// The members of the shape `node` (an encoded object) with the shape below each, in
     /// order; nil when the bytes are not a shape (a damaged record).
     static func members(of node: UnsafeRawBufferPointer) -> [(name: UnsafeRawBufferPointer, shape: UnsafeRawBufferPointer)]? {
@@ -75,8 +80,8 @@ enum DocumentShape {
             var leadsToEntity = nodes.map(\.holdsEntity)
             // A child's index is above its parent's: going down from the last, every
             // node's children are settled before it.
-            for index in nodes.indices.reversed() {
-                if nodes[index].children.contains(where: { leadsToEntity[$0] }) { leadsToEntity[index] = true }
+            for index in nodes.indices.reversed() where nodes[index].children.contains(where: { leadsToEntity[$0] }) {
+                leadsToEntity[index] = true
             }
             try encode(Self.top, leadsToEntity, into: &out)
         }
