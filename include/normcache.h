@@ -1224,8 +1224,9 @@ int normcache_put_document(normcache *cache, const char *key, size_t key_len,
  *
  * *out_json receives the object normcache_read_ex gives, "data" being the document as
  * written (a document stored with entities: as compact JSON, each entity with the
- * members it had in the document and the values its record holds now; a member its
- * record no longer has is left out): {"data":<document>|null,"missing":[...],"stale":[...],
+ * members the document gave entities at its place — the elements of a list share the
+ * union of theirs — and the values its record holds now; a member its record lacks,
+ * or whose value holds an entity where the document had none, is left out): {"data":<document>|null,"missing":[...],"stale":[...],
  * "oldestWrittenAt":n,"earliestExpiry":n|null}. An absent document is one "missing"
  * entry {"path":[],"reason":"absent","record":"<key>"}; a stale one names "stale" or
  * "invalidated" with "writtenAt" and "expiredAt". Of a document stored with entities,
