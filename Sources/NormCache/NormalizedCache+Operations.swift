@@ -222,14 +222,14 @@ extension NormalizedCache {
     /// Checks that `fragment` is a fragment and `key` a record key, for a fragment read.
     private static func checkFragment(fragment: PreparedOperation, key: String) throws(NormCacheError) {
         guard case .fragment = fragment.root else {
-            throw NormCacheError(.invalidArgument, "'\(fragment.name ?? "the operation")' is an operation, not a fragment: read it with read")
+            throw NormCacheError(.invalidArgument, "'\(fragment.name ?? "the operation")' is an operation, not a fragment: read it without a record key (an operation read)")
         }
         guard !key.isEmpty else { throw NormCacheError(.invalidArgument, "empty record key") }
     }
 
     static func rootKey(of operation: PreparedOperation) throws(NormCacheError) -> String {
         guard let key = operation.rootKey else {
-            throw NormCacheError(.invalidArgument, "'\(operation.name ?? "the fragment")' is a fragment: use it with readFragment or writeFragment")
+            throw NormCacheError(.invalidArgument, "'\(operation.name ?? "the fragment")' is a fragment, not an operation: read or write it at a record key (a fragment read or write)")
         }
         return key
     }

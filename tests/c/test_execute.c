@@ -739,7 +739,7 @@ static void test_bad_arguments(void)
     NC_CHECK_EXECUTE_FAILS(cache, feed, NULL, "{\"n\": ", NULL, &net, NORMCACHE_EJSON,
                            "JSON error at byte 6: unexpected end of input (truncated?)", "");
     NC_CHECK_EXECUTE_FAILS(cache, fragment, NULL, NULL, NULL, &net, NORMCACHE_EINVAL,
-                           "'F' is a fragment: use it with readFragment or writeFragment", "");
+                           "'F' is a fragment, not an operation: read or write it at a record key (a fragment read or write)", "");
     CHECK_OK(normcache_op_free(freed));
     NC_CHECK_EXECUTE_FAILS(cache, freed, NULL, NULL, NULL, &net, NORMCACHE_EINVAL,
                            "the operation handle is closed or was never opened", "");

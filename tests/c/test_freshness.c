@@ -800,10 +800,10 @@ static void test_read_ex_of_a_fragment(void)
     length = 3;
     CHECK_CODE(normcache_read_ex(cache, feed, "Article:1", 9, NULL, 0, NULL, &out, &length), NORMCACHE_EINVAL);
     CHECK(out == NULL && length == 0);
-    CHECK_ERRMSG_IS("'Feed' is an operation, not a fragment: read it with read");
+    CHECK_ERRMSG_IS("'Feed' is an operation, not a fragment: read it without a record key (an operation read)");
     CHECK_CODE(normcache_read_ex(cache, fragment, NULL, 0, NULL, 0, NULL, &out, &length), NORMCACHE_EINVAL);
     CHECK(out == NULL && length == 0);
-    CHECK_ERRMSG_IS("'Parts' is a fragment: use it with readFragment or writeFragment");
+    CHECK_ERRMSG_IS("'Parts' is a fragment, not an operation: read or write it at a record key (a fragment read or write)");
     CHECK_OK(normcache_op_free(fragment));
     CHECK_OK(normcache_op_free(feed));
     CHECK_OK(normcache_close(cache));

@@ -215,10 +215,10 @@ void test_read_result_of_a_fragment()
                     std::nullopt, std::nullopt));
 
     CHECK_THROWS_EXACT(cache.read_result(parts), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
-                       "'Parts' is a fragment: use it with readFragment or writeFragment");
+                       "'Parts' is a fragment, not an operation: read or write it at a record key (a fragment read or write)");
     CHECK_THROWS_EXACT(cache.read_result(feed, {}, {}, std::string_view("Article:1")),
                        NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
-                       "'Feed' is an operation, not a fragment: read it with read");
+                       "'Feed' is an operation, not a fragment: read it without a record key (an operation read)");
     // A key given as an empty view is a key, not an operation read: refused.
     CHECK_THROWS_EXACT(cache.read_result(parts, {}, {}, std::string_view()), NormCache::InvalidArgumentError,
                        NORMCACHE_EINVAL, "empty record key");

@@ -24,10 +24,10 @@ import Testing
         #expect(try test.cache.readFragmentText(fragment, key: "Dog:1") == #"{"name":"Rex","owner":{"id":"7","name":"Ann"}}"#)
         #expect(try test.cache.readFragmentText(fragment, key: "Dog:2") == "MISS 1")
         let query = try test.cache.prepare(#"{ dog(id: "1") { name } }"#)
-        #expect(throws: NormCacheError(.invalidArgument, "'DogParts' is a fragment: use it with readFragment or writeFragment")) {
+        #expect(throws: NormCacheError(.invalidArgument, "'DogParts' is a fragment, not an operation: read or write it at a record key (a fragment read or write)")) {
             try test.cache.readText(fragment)
         }
-        #expect(throws: NormCacheError(.invalidArgument, "'the operation' is an operation, not a fragment: read it with read")) {
+        #expect(throws: NormCacheError(.invalidArgument, "'the operation' is an operation, not a fragment: read it without a record key (an operation read)")) {
             try test.cache.readFragment(query, key: "Dog:1")
         }
     }
