@@ -12,7 +12,11 @@
  *    went wrong and where (byte offset, record key, path).
  *  - Inputs are (pointer, length) byte ranges of UTF-8; no terminating NUL is needed
  *    and embedded NULs are bytes like any other. A NULL pointer with length 0 is an
- *    empty input; a NULL pointer with a non-zero length is NORMCACHE_EINVAL.
+ *    empty input; a NULL pointer with a non-zero length is NORMCACHE_EINVAL. A length
+ *    of NORMCACHE_NUL_TERMINATED ((size_t)-1, SQLite's convention) takes the input up
+ *    to its first NUL, as strlen does (a NULL pointer is then NORMCACHE_EINVAL); any
+ *    other length above SIZE_MAX / 2 is NORMCACHE_EINVAL. This holds for the lengths
+ *    a callback hands back too (normcache_key_set, normcache_fetch_reply_set, ...).
  *  - Outputs are buffers allocated by the library and returned through `char **out`
  *    and `size_t *out_len`. The caller owns them and releases them with
  *    normcache_free(). Each buffer is followed by a NUL byte that out_len does not
@@ -100,6 +104,9 @@ const char *normcache_version(void);
  * NORMCACHE_VERSION_NUMBER. Never fails; thread-safe.
  */
 int normcache_version_number(void);
+
+/** An input length meaning "up to the first NUL byte" (see the conventions above). */
+#define NORMCACHE_NUL_TERMINATED ((size_t)-1)
 
 /* ---------------------------------------------------------------------------
  * Status codes

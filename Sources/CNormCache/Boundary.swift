@@ -18,15 +18,26 @@ enum Boundary {
     }
 
     /// The input byte range `(pointer, length)`: NULL with length 0 is empty input,
-    /// NULL with a length is an error naming `parameter`.
+    /// NULL with a length is an error naming `parameter`; the length
+    /// NORMCACHE_NUL_TERMINATED (`(size_t)-1`, -1 here) takes the bytes before the
+    /// first NUL.
     static func input(_ pointer: UnsafePointer<CChar>?, _ length: Int, _ parameter: String) throws(NormCacheError) -> UnsafeRawBufferPointer {
-        guard length >= 0 else { throw NormCacheError(.invalidArgument, "\(parameter): length \(length) is negative") }
+        if length == nulTerminated {
+            guard let pointer else { throw NormCacheError(.invalidArgument, "\(parameter) is NULL but its length is NORMCACHE_NUL_TERMINATED") }
+            return UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))
+        }
+        guard length >= 0 else {
+            throw NormCacheError(.invalidArgument, "\(parameter): length \(UInt(bitPattern: length)) is too large (above SIZE_MAX / 2)")
+        }
         guard let pointer else {
             guard length == 0 else { throw NormCacheError(.invalidArgument, "\(parameter) is NULL but its length is \(length)") }
             return UnsafeRawBufferPointer(start: nil, count: 0)
         }
         return UnsafeRawBufferPointer(start: pointer, count: length)
     }
+
+    /// NORMCACHE_NUL_TERMINATED, `(size_t)-1`, as the `Int` a `size_t` parameter arrives as.
+    static let nulTerminated = -1
 
     /// Runs the body of a function with one output buffer: clears the pair, checks it
     /// (`optional`: both NULL means the caller does not want the output), and hands the

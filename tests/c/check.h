@@ -150,6 +150,16 @@ static inline void nc_check_bytes(const char *file, int line, const char *what,
         CHECK_CONTAINS(normcache_errmsg(), (text)); \
     } while (0)
 
+/** Fails unless the last error message of this thread is exactly `expected`. */
+#define CHECK_ERRMSG_IS(expected)                                                                \
+    do {                                                                                         \
+        const char *nc_expected_ = (expected);                                                   \
+        if (strcmp(normcache_errmsg(), nc_expected_) != 0) {                                     \
+            nc_fail(__FILE__, __LINE__, "errmsg is \"%s\", expected \"%s\"", normcache_errmsg(), \
+                    nc_expected_);                                                               \
+        }                                                                                        \
+    } while (0)
+
 /* ---------------------------------------------------------------------------
  * Record operations checked in one step (C strings in, exact JSON out)
  * ------------------------------------------------------------------------- */

@@ -160,6 +160,41 @@ static void test_null_with_zero_length(void)
     CHECK_OK(normcache_close(cache));
 }
 
+/** A length of NORMCACHE_NUL_TERMINATED reads a C string up to its NUL (SQLite's convention). */
+static void test_nul_terminated_inputs(void)
+{
+    normcache *cache = open_seeded();
+    const char *query = "query { dog { name } }";
+    const char *config = "{\"defaultKeyFields\": [\"id\"]}";
+    normcache_op *op = NULL;
+    char *out;
+    size_t out_len;
+
+    CHECK_OK(normcache_put(cache, "{\"C:1\": {\"n\": 1}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
+    CHECK_OK(normcache_get(cache, "C:1", NORMCACHE_NUL_TERMINATED, &out, &out_len));
+    CHECK_STR(out, out_len, "{\"n\":1}");
+    normcache_free(out);
+    CHECK_OK(normcache_configure(cache, config, NORMCACHE_NUL_TERMINATED));
+    CHECK_OK(normcache_prepare(cache, query, NORMCACHE_NUL_TERMINATED, NULL, 0, &op));
+    CHECK_OK(normcache_op_document(op, &out, &out_len));
+    CHECK_STR(out, out_len, "{\n  dog {\n    name\n    __typename\n  }\n}");
+    normcache_free(out);
+    CHECK_OK(normcache_op_free(op));
+    /* The input ends at its first NUL: the key "C:1" of "C:1\0junk". */
+    CHECK_OK(normcache_remove(cache, "C:1\0junk", NORMCACHE_NUL_TERMINATED));
+    CHECK_CODE(normcache_get(cache, "C:1", 3, &out, &out_len), NORMCACHE_NOTFOUND);
+
+    /* NULL is not a C string; other lengths past SIZE_MAX / 2 are refused. */
+    CHECK_FAILS(normcache_get(cache, NULL, NORMCACHE_NUL_TERMINATED, &out, &out_len), NORMCACHE_EINVAL);
+    CHECK_ERRMSG_IS("key is NULL but its length is NORMCACHE_NUL_TERMINATED");
+    CHECK_FAILS(normcache_remove(cache, "A:1", (size_t)-2), NORMCACHE_EINVAL);
+    CHECK_ERRMSG_IS("key: length 18446744073709551614 is too large (above SIZE_MAX / 2)");
+    CHECK_FAILS(normcache_put(cache, "{}", SIZE_MAX / 2 + 1, NULL, NULL), NORMCACHE_EINVAL);
+    CHECK_ERRMSG_IS("records_json: length 9223372036854775808 is too large (above SIZE_MAX / 2)");
+    CHECK_UNCHANGED(cache);
+    CHECK_OK(normcache_close(cache));
+}
+
 /** Empty record keys, field names, keys and prefixes are EINVAL. */
 static void test_empty_keys(void)
 {
@@ -500,6 +535,7 @@ int main(void)
 {
     test_null_pointers();
     test_null_with_zero_length();
+    test_nul_terminated_inputs();
     test_empty_keys();
     test_malformed_records();
     test_responses_and_variables();

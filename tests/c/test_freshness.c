@@ -165,16 +165,6 @@ static normcache_write_options write_options(void)
         (options).header##_len = nc_value_ == NULL ? 0 : strlen(nc_value_); \
     } while (0)
 
-/** Fails unless the last error message of this thread is exactly `expected`. */
-#define CHECK_ERRMSG_IS(expected)                                                                \
-    do {                                                                                         \
-        const char *nc_expected_ = (expected);                                                   \
-        if (strcmp(normcache_errmsg(), nc_expected_) != 0) {                                     \
-            nc_fail(__FILE__, __LINE__, "errmsg is \"%s\", expected \"%s\"", normcache_errmsg(), \
-                    nc_expected_);                                                               \
-        }                                                                                        \
-    } while (0)
-
 /**
  * Every record of `cache`, keys and fields, as one text in `dump` (emptied first); false
  * when the handle cannot be listed (NULL or closed).
