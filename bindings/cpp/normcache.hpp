@@ -53,6 +53,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace NormCache {
@@ -519,7 +520,8 @@ private:
  * "field":"name"} ("field" absent for an absent record; "writtenAt" and "expiredAt" for a
  * stale or invalidated field; see normcache_read); with `partial`, "data" holds the
  * data with those parts null instead of null. Stale data is always a miss here:
- * Cache::read_result returns it to a caller that allows it.
+ * Cache::read_result returns it to a caller that allows it, with the entries as typed
+ * FieldReport values.
  */
 struct ReadResult {
     bool hit = false; ///< true: the cache held every field, fresh (NORMCACHE_OK); false: NORMCACHE_MISS
@@ -557,13 +559,46 @@ struct ReadOptions {
     std::optional<std::uint64_t> max_stale;
 };
 
+/** Why a read could not use a field, or returned it stale (a FieldReport's "reason"). */
+enum class MissReason {
+    absent,     ///< the field, or the record, is not in the cache
+    stale,      ///< older than its max age, or past the expiry its write gave
+    invalidated ///< invalidated (Cache::invalidate)
+};
+
+/** One step of a response path: a response key or a list index. */
+using PathSegment = std::variant<std::string, std::size_t>;
+
+/**
+ * A part of the data a read could not return fresh: an entry of "missing" (absent,
+ * stale or invalidated) or of "stale" (returned stale because the read allowed it), as
+ * normcache_read_ex describes them.
+ */
+struct FieldReport {
+    std::vector<PathSegment> path;           ///< where in the data ([] for a document itself)
+    MissReason reason = MissReason::absent;  ///< why
+    std::string record;                      ///< the record looked in (an absent record: itself)
+    std::optional<std::string> field;        ///< the field's storage key; nullopt for an absent record
+    std::optional<std::uint64_t> written_at; ///< a stale or invalidated field: when it was written
+    std::optional<std::uint64_t> expired_at; ///< a stale or invalidated field: when it became stale
+
+    /** Equal when every member is. */
+    friend bool operator==(const FieldReport &a, const FieldReport &b)
+    {
+        return a.path == b.path && a.reason == b.reason && a.record == b.record && a.field == b.field &&
+               a.written_at == b.written_at && a.expired_at == b.expired_at;
+    }
+    /** Not equal when a member differs. */
+    friend bool operator!=(const FieldReport &a, const FieldReport &b) { return !(a == b); }
+};
+
 /**
  * The whole result of Cache::read_result, a miss included (never an exception).
  *
  * `json` is normcache_read_ex's object, byte for byte:
  * {"data":{...}|null,"missing":[...],"stale":[...],"oldestWrittenAt":n|null,"earliestExpiry":n|null}
- * ("missing" and "stale" entries as ReadResult describes them). The two times are also
- * given as numbers: when the oldest field the read used was written, and the earliest
+ * ("missing" and "stale" entries as ReadResult describes them, also given as typed
+ * FieldReport values in `missing` and `stale`). The two times are also given as numbers: when the oldest field the read used was written, and the earliest
  * time one of them expires or expired, in seconds since 1970 by the cache's clock;
  * nullopt when the read used no field, or no field it used ever expires.
  */
@@ -572,12 +607,14 @@ struct FullReadResult {
     std::string json;                               ///< the library's whole result object
     std::optional<std::uint64_t> oldest_written_at; ///< "oldestWrittenAt"
     std::optional<std::uint64_t> earliest_expiry;   ///< "earliestExpiry"
+    std::vector<FieldReport> missing;               ///< "missing", in document order
+    std::vector<FieldReport> stale;                 ///< "stale", in document order
 
     /** Equal when every member is. */
     friend bool operator==(const FullReadResult &a, const FullReadResult &b)
     {
         return a.status == b.status && a.json == b.json && a.oldest_written_at == b.oldest_written_at &&
-               a.earliest_expiry == b.earliest_expiry;
+               a.earliest_expiry == b.earliest_expiry && a.missing == b.missing && a.stale == b.stale;
     }
     /** Not equal when a member differs. */
     friend bool operator!=(const FullReadResult &a, const FullReadResult &b) { return !(a == b); }
@@ -950,13 +987,16 @@ struct ExecuteResult {
     std::optional<std::uint64_t> earliest_expiry;   ///< "earliestExpiry"
     std::optional<std::string> errors;              ///< "errors" as the server wrote them (ErrorPolicy::all)
     std::optional<std::string> fetch_error;         ///< "fetchError": why the network failed, when the cache stood in
+    std::vector<FieldReport> missing;               ///< "missing", in document order
+    std::vector<FieldReport> stale;                 ///< "stale", in document order
 
     /** Equal when every member is. */
     friend bool operator==(const ExecuteResult &a, const ExecuteResult &b)
     {
         return a.status == b.status && a.source == b.source && a.json == b.json &&
                a.oldest_written_at == b.oldest_written_at && a.earliest_expiry == b.earliest_expiry &&
-               a.errors == b.errors && a.fetch_error == b.fetch_error;
+               a.errors == b.errors && a.fetch_error == b.fetch_error && a.missing == b.missing &&
+               a.stale == b.stale;
     }
     /** Not equal when a member differs. */
     friend bool operator!=(const ExecuteResult &a, const ExecuteResult &b) { return !(a == b); }
@@ -1076,6 +1116,81 @@ inline std::optional<std::uint64_t> json_time(std::string_view text)
     return value;
 }
 
+/** The decoded text of the JSON string `text`. */
+inline std::string json_string(std::string_view text)
+{
+    return parse_string_array("[" + std::string(text) + "]").at(0);
+}
+
+/** The JSON texts of the elements of the array `json`. Throws JSONError for anything else. */
+inline std::vector<std::string_view> array_elements(std::string_view json)
+{
+    std::vector<std::string_view> elements;
+    std::size_t position = skip_space(json, 0);
+    if (position >= json.size() || json[position] != '[') {
+        bad_result("has a list that is not a JSON array");
+    }
+    position = skip_space(json, position + 1);
+    while (position < json.size() && json[position] != ']') {
+        const std::size_t end = skip_value(json, position);
+        elements.push_back(json.substr(position, end - position));
+        position = skip_space(json, end);
+        if (position < json.size() && json[position] == ',') {
+            position = skip_space(json, position + 1);
+        }
+    }
+    return elements;
+}
+
+/** The reports of the entry list `entries` ("missing" or "stale" of a read's result). */
+inline std::vector<FieldReport> field_reports(std::string_view entries)
+{
+    std::vector<FieldReport> reports;
+    for (const std::string_view entry : array_elements(entries)) {
+        FieldReport report;
+        for (const std::string_view segment : array_elements(top_level_member(entry, "path"))) {
+            if (!segment.empty() && segment.front() == '"') {
+                report.path.emplace_back(json_string(segment));
+            } else {
+                std::size_t index = 0;
+                const auto [stop, error] = std::from_chars(segment.data(), segment.data() + segment.size(), index);
+                if (error != std::errc() || stop != segment.data() + segment.size()) {
+                    bad_result("has a path step that is neither a string nor an index");
+                }
+                report.path.emplace_back(index);
+            }
+        }
+        const std::string reason = json_string(top_level_member(entry, "reason"));
+        report.reason = reason == "stale"         ? MissReason::stale
+                        : reason == "invalidated" ? MissReason::invalidated
+                                                  : MissReason::absent;
+        report.record = json_string(top_level_member(entry, "record"));
+        if (entry.find(R"("field":)") != std::string_view::npos) {
+            report.field = json_string(top_level_member(entry, "field"));
+        }
+        if (entry.find(R"("writtenAt":)") != std::string_view::npos) {
+            report.written_at = json_time(top_level_member(entry, "writtenAt"));
+            report.expired_at = json_time(top_level_member(entry, "expiredAt"));
+        }
+        reports.push_back(std::move(report));
+    }
+    return reports;
+}
+
+/**
+ * The reports of the list `name` (`,"missing":` or `,"stale":`) of a read's whole result
+ * `json`: found from the end, after the data, where the result's own member is the last.
+ */
+inline std::vector<FieldReport> result_reports(std::string_view json, std::string_view name)
+{
+    const std::size_t at = json.rfind(name);
+    if (at == std::string_view::npos) {
+        bad_result(("lacks the list " + std::string(name)).c_str());
+    }
+    const std::size_t start = at + name.size();
+    return field_reports(json.substr(start, skip_value(json, start) - start));
+}
+
 /** The ReadStatus of a read's status `code`; throws the exception of any other code. */
 inline ReadStatus read_status(int code)
 {
@@ -1085,6 +1200,19 @@ inline ReadStatus read_status(int code)
     case NORMCACHE_MISS: return ReadStatus::miss;
     default: throw_error(code);
     }
+}
+
+/** The FullReadResult of a read's status `code` and whole result `json` (any other code throws). */
+inline FullReadResult full_read_result(int code, std::string_view json)
+{
+    FullReadResult result;
+    result.status = read_status(code);
+    result.json = std::string(json);
+    result.oldest_written_at = result_time(json, R"(,"oldestWrittenAt":)");
+    result.earliest_expiry = result_time(json, R"(,"earliestExpiry":)");
+    result.missing = result_reports(json, R"(,"missing":)");
+    result.stale = result_reports(json, R"(,"stale":)");
+    return result;
 }
 
 /** The ExecuteResult of one result `json` of the library, with the status `code`. */
@@ -1102,9 +1230,11 @@ inline ExecuteResult execute_result(int code, std::string_view json)
     }
     const std::string_view fetch_error = top_level_member(json, "fetchError");
     if (fetch_error != "null") {
-        // A JSON string, decoded as the one element of an array.
-        result.fetch_error = parse_string_array("[" + std::string(fetch_error) + "]").at(0);
+        result.fetch_error = json_string(fetch_error);
     }
+    // Found from the start: the server's "errors" may follow them and hold any text.
+    result.missing = field_reports(top_level_member(json, "missing"));
+    result.stale = field_reports(top_level_member(json, "stale"));
     return result;
 }
 
@@ -1532,28 +1662,13 @@ public:
                                const ReadOptions &options = {},
                                std::optional<std::string_view> key = std::nullopt)
     {
-        ::normcache_read_options native{};
-        native.size = sizeof native;
-        native.flags = options.partial ? NORMCACHE_READ_PARTIAL : 0u;
-        constexpr auto most = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-        native.max_stale = !options.max_stale ? -1
-                                              : static_cast<std::int64_t>(*options.max_stale < most ? *options.max_stale
-                                                                                                    : most);
+        const ::normcache_read_options native = detail::native_read_options(options);
         const char *key_data = key ? (key->data() != nullptr ? key->data() : "") : nullptr;
         Buffer json;
         const int code = normcache_read_ex(live(), operation.live(), key_data, key ? key->size() : 0,
                                            variables_json.data(), variables_json.size(), &native,
                                            json.out(), json.out_len());
-        ReadStatus status = ReadStatus::miss;
-        switch (code) {
-        case NORMCACHE_OK: status = ReadStatus::complete; break;
-        case NORMCACHE_STALE: status = ReadStatus::stale; break;
-        case NORMCACHE_MISS: status = ReadStatus::miss; break;
-        default: detail::throw_error(code);
-        }
-        const std::string_view view = json.view();
-        return FullReadResult{status, json.str(), detail::result_time(view, R"(,"oldestWrittenAt":)"),
-                              detail::result_time(view, R"(,"earliestExpiry":)")};
+        return detail::full_read_result(code, json.view());
     }
 
     /**
@@ -1784,10 +1899,7 @@ public:
         const ::normcache_read_options native = detail::native_read_options(options);
         Buffer json;
         const int code = normcache_get_document(live(), key.data(), key.size(), &native, json.out(), json.out_len());
-        const std::string_view view = json.view();
-        return FullReadResult{detail::read_status(code), json.str(),
-                              detail::json_time(detail::top_level_member(view, "oldestWrittenAt")),
-                              detail::json_time(detail::top_level_member(view, "earliestExpiry"))};
+        return detail::full_read_result(code, json.view());
     }
 
     /**

@@ -82,12 +82,12 @@ std::string show(const std::vector<ExecuteResult> &results)
     return out + "]";
 }
 
-/// An ExecuteResult with every member given.
+/// An ExecuteResult with every member given but its reports (none; a caller sets them).
 ExecuteResult result(ReadStatus status, Source source, std::string json, std::optional<std::uint64_t> written,
                      std::optional<std::uint64_t> expiry, std::optional<std::string> errors = std::nullopt,
                      std::optional<std::string> fetch_error = std::nullopt)
 {
-    return ExecuteResult{status, source, std::move(json), written, expiry, std::move(errors), std::move(fetch_error)};
+    return ExecuteResult{status, source, std::move(json), written, expiry, std::move(errors), std::move(fetch_error), {}, {}};
 }
 
 /// A fresh network result of `data`, written at `written` and expiring at `expiry` (0: never).
@@ -207,11 +207,18 @@ void test_cache_only()
     FeedTest test;
     const ExecuteOptions cache_only{Policy::cache_only};
     const ExecuteResult missed = test.cache.execute(test.feed, variables, cache_only, {});
-    CHECK_EQ(missed, result(ReadStatus::miss, Source::cache,
-                            R"({"source":"cache","data":null,"missing":[{"path":["feed"],"reason":"absent",)"
-                            R"x("record":"QUERY_ROOT","field":"feed(first:2)"}],"stale":[],"oldestWrittenAt":null,)x"
-                            R"("earliestExpiry":null,"errors":null,"fetchError":null})",
-                            std::nullopt, std::nullopt));
+    ExecuteResult expected = result(ReadStatus::miss, Source::cache,
+                                    R"({"source":"cache","data":null,"missing":[{"path":["feed"],"reason":"absent",)"
+                                    R"x("record":"QUERY_ROOT","field":"feed(first:2)"}],"stale":[],)x"
+                                    R"("oldestWrittenAt":null,"earliestExpiry":null,"errors":null,"fetchError":null})",
+                                    std::nullopt, std::nullopt);
+    expected.missing = {{{std::string("feed")},
+                         NormCache::MissReason::absent,
+                         "QUERY_ROOT",
+                         std::string("feed(first:2)"),
+                         std::nullopt,
+                         std::nullopt}};
+    CHECK_EQ(missed, expected);
     test.cache.write(test.feed, feed_reply, variables);
     CHECK_EQ(test.cache.execute(test.feed, variables, cache_only, {}), cached(feed_data, start));
 }
@@ -251,6 +258,17 @@ void test_network_first_and_fetch_errors()
     CHECK_EQ(fallback.first.fetch_error, std::optional<std::string>("connection refused"));
     CHECK_EQ(fallback.first.oldest_written_at, std::optional<std::uint64_t>(start));
     CHECK_EQ(fallback.first.earliest_expiry, std::optional<std::uint64_t>(start + 60));
+    CHECK(fallback.first.missing.empty());
+    // The root field and the titles below it, which inherit its max age.
+    const auto stale_at = [](std::vector<NormCache::PathSegment> path, const char *record, const char *field) {
+        return NormCache::FieldReport{std::move(path), NormCache::MissReason::stale, record, std::string(field), start,
+                                      start + 60};
+    };
+    CHECK((fallback.first.stale ==
+           std::vector<NormCache::FieldReport>{
+               stale_at({std::string("feed")}, "QUERY_ROOT", "feed(first:2)"),
+               stale_at({std::string("feed"), std::size_t{0}, std::string("title")}, "Article:1", "title"),
+               stale_at({std::string("feed"), std::size_t{1}, std::string("title")}, "Article:2", "title")}));
 }
 
 /// Cache-and-network: the cached result first, then the network's; stale-while-revalidate only when stale.
@@ -498,6 +516,13 @@ void test_documents_with_entities()
     CHECK(got.status == ReadStatus::miss);
     CHECK_EQ(got.json, std::string(R"({"data":null,"missing":[{"path":["by"],"reason":"absent","record":"Writer:3"}],)"
                                    R"("stale":[],"oldestWrittenAt":1700000000,"earliestExpiry":null})"));
+    CHECK((got.missing == std::vector<NormCache::FieldReport>{{{std::string("by")},
+                                                               NormCache::MissReason::absent,
+                                                               "Writer:3",
+                                                               std::nullopt,
+                                                               std::nullopt,
+                                                               std::nullopt}}));
+    CHECK(got.stale.empty());
     CHECK_THROWS_EXACT(test.cache.configure(R"({"documents": {"typeMember": 1}})"), NormCache::InvalidArgumentError,
                        NORMCACHE_EINVAL, "configuration error at byte 29: documents.typeMember must be a string");
 }

@@ -21,7 +21,9 @@ namespace {
 
 using NormCache::Cache;
 using NormCache::Clock;
+using NormCache::FieldReport;
 using NormCache::FullReadResult;
+using NormCache::MissReason;
 using NormCache::Operation;
 using NormCache::ReadOptions;
 using NormCache::ReadStatus;
@@ -118,16 +120,21 @@ Cache feed_cache(TestClock &clock, std::string_view configuration = {})
 }
 
 /// The whole result normcache_read_ex gives for `data`, `missing`, `stale` and the times.
+/// `missing_reports` and `stale_reports` are the same entries as the typed members give them.
 FullReadResult result(ReadStatus status, const std::string &data, const std::string &missing,
                       const std::string &stale, std::optional<std::uint64_t> oldest,
-                      std::optional<std::uint64_t> earliest)
+                      std::optional<std::uint64_t> earliest, std::vector<FieldReport> missing_reports = {},
+                      std::vector<FieldReport> stale_reports = {})
 {
     const auto number = [](std::optional<std::uint64_t> time) { return time ? std::to_string(*time) : "null"; };
     return FullReadResult{status,
                           R"({"data":)" + data + R"(,"missing":)" + missing + R"(,"stale":)" + stale +
                               R"(,"oldestWrittenAt":)" + number(oldest) + R"(,"earliestExpiry":)" +
                               number(earliest) + "}",
-                          oldest, earliest};
+                          oldest,
+                          earliest,
+                          std::move(missing_reports),
+                          std::move(stale_reports)};
 }
 
 /// The stale entry of the body of article `index` (0 or 1), written at start, expired at `expired`.
@@ -136,6 +143,17 @@ std::string body_entry(int index, std::uint64_t expired)
     return R"({"path":["feed",)" + std::to_string(index) + R"(,"body"],"reason":"stale","record":"Article:)" +
            std::to_string(index + 1) + R"(","field":"body","writtenAt":784111777,"expiredAt":)" +
            std::to_string(expired) + "}";
+}
+
+/// body_entry as a typed report.
+FieldReport body_report(std::size_t index, std::uint64_t expired)
+{
+    return FieldReport{{std::string("feed"), index, std::string("body")},
+                       MissReason::stale,
+                       "Article:" + std::to_string(index + 1),
+                       std::string("body"),
+                       start,
+                       expired};
 }
 
 // ---------------------------------------------------------------------------
@@ -179,14 +197,15 @@ void test_read_result_with_a_rule()
     CHECK_EQ(cache.read_result(feed), result(ReadStatus::complete, feed_data, "[]", "[]", start, start + 30));
     clock.now = start + 40;
     const std::string bodies = "[" + body_entry(0, start + 30) + "," + body_entry(1, start + 30) + "]";
+    const std::vector<FieldReport> body_reports{body_report(0, start + 30), body_report(1, start + 30)};
     CHECK_EQ(cache.read_result(feed, "", ReadOptions{false, 10}),
-             result(ReadStatus::stale, feed_data, "[]", bodies, start, start + 30));
+             result(ReadStatus::stale, feed_data, "[]", bodies, start, start + 30, {}, body_reports));
     CHECK_EQ(cache.read_result(feed, "", ReadOptions{false, 9}),
-             result(ReadStatus::miss, "null", bodies, "[]", start, start + 30));
+             result(ReadStatus::miss, "null", bodies, "[]", start, start + 30, body_reports));
     CHECK_EQ(cache.read_result(feed, "", ReadOptions{true, std::nullopt}),
              result(ReadStatus::miss,
                     R"({"feed":[{"id":"1","title":"One","body":null},{"id":"2","title":"Two","body":null}]})", bodies,
-                    "[]", start, start + 30));
+                    "[]", start, start + 30, body_reports));
     // Any staleness: a max_stale beyond int64_t is read as its largest value.
     CHECK_EQ(cache.read_result(feed, {}, ReadOptions{false, std::numeric_limits<std::uint64_t>::max()}).status,
              ReadStatus::stale);
@@ -209,10 +228,12 @@ void test_read_result_of_a_fragment()
              result(ReadStatus::stale, R"({"title":"Two","body":"B2"})", "[]",
                     R"([{"path":["body"],"reason":"stale","record":"Article:2","field":"body",)"
                     R"("writtenAt":784111777,"expiredAt":784111807}])",
-                    start, start + 30));
+                    start, start + 30, {},
+                    {FieldReport{{std::string("body")}, MissReason::stale, "Article:2", std::string("body"), start, start + 30}}));
     CHECK_EQ(cache.read_result(parts, {}, {}, std::string_view("Article:9")),
              result(ReadStatus::miss, "null", R"([{"path":[],"reason":"absent","record":"Article:9"}])", "[]",
-                    std::nullopt, std::nullopt));
+                    std::nullopt, std::nullopt,
+                    {FieldReport{{}, MissReason::absent, "Article:9", std::nullopt, std::nullopt, std::nullopt}}));
 
     CHECK_THROWS_EXACT(cache.read_result(parts), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
                        "'Parts' is a fragment, not an operation: read or write it at a record key (a fragment read or write)");
@@ -324,9 +345,11 @@ void test_invalidate()
     CHECK_EQ(cache.invalidate("Pet:1", std::string_view("age")), std::uint64_t{1});
     const std::string age = R"([{"path":["pets",0,"age"],"reason":"invalidated","record":"Pet:1","field":"age",)"
                             R"("writtenAt":1700000000,"expiredAt":1700000010}])";
-    CHECK_EQ(cache.read_result(pets), result(ReadStatus::miss, "null", age, "[]", 1700000000, 1700000010));
+    const std::vector<FieldReport> age_report{
+        {{std::string("pets"), std::size_t{0}, std::string("age")}, MissReason::invalidated, "Pet:1", std::string("age"), 1700000000, 1700000010}};
+    CHECK_EQ(cache.read_result(pets), result(ReadStatus::miss, "null", age, "[]", 1700000000, 1700000010, age_report));
     CHECK_EQ(cache.read_result(pets, "", ReadOptions{false, 0}),
-             result(ReadStatus::stale, data, "[]", age, 1700000000, 1700000010));
+             result(ReadStatus::stale, data, "[]", age, 1700000000, 1700000010, {}, age_report));
     CHECK_EQ(cache.get("Pet:1"), std::optional<std::string>(R"({"age":3,"name":"Rex"})"));
 
     CHECK_EQ(cache.invalidate("Pet:2"), std::uint64_t{2});
