@@ -117,6 +117,14 @@ final class LMDBEnvironment {
         mdb_reader_check(handle, &dead)
     }
 
+    /// Writes a consistent copy of the environment, as of one read transaction, to the
+    /// new file `path` (`mdb_env_copy2`; the file must not exist: LMDB creates it with
+    /// `O_EXCL`). `compacting` (`MDB_CP_COMPACT`) leaves out free pages and renumbers
+    /// the rest: "This option may be slower since it may walk the entire tree".
+    func copy(to path: String, compacting: Bool) throws(LMDBError) {
+        try LMDBStatus.check(mdb_env_copy2(handle, path, compacting ? UInt32(MDB_CP_COMPACT) : 0), "mdb_env_copy2")
+    }
+
     /// Turns `MDB_NOMETASYNC` on or off.
     func setNoMetaSync(_ on: Bool) throws(LMDBError) {
         try LMDBStatus.check(mdb_env_set_flags(handle, UInt32(MDB_NOMETASYNC), on ? 1 : 0), "mdb_env_set_flags")

@@ -59,6 +59,13 @@ final class RecordStore: @unchecked Sendable {
         try whileOpen { () throws(NormCacheError) in try shared.mapFacts() }
     }
 
+    /// Writes a compacted, consistent copy of the file to the new file `destination`.
+    func copy(to destination: String) throws(NormCacheError) {
+        guard !destination.isEmpty else { throw NormCacheError(.invalidArgument, "empty destination path") }
+        guard !destination.utf8.contains(0) else { throw NormCacheError(.invalidArgument, "destination path contains a NUL byte") }
+        try whileOpen { () throws(NormCacheError) in try shared.copy(to: destination) }
+    }
+
     /// The durability of the file's commits in this process.
     var durability: CacheOptions.Durability { shared.durability }
 

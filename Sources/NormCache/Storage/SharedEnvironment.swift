@@ -305,6 +305,20 @@ final class SharedEnvironment: @unchecked Sendable {
         }
     }
 
+    /// Writes a compacted, consistent copy of the file to the new file `destination`
+    /// (see `LMDBEnvironment.copy`): writers go on meanwhile, the copy holds the data
+    /// as of the moment it began.
+    func copy(to destination: String) throws(NormCacheError) {
+        try access.withSharedAccess { () throws(NormCacheError) in
+            let environment = try openEnvironment()
+            do throws(LMDBError) {
+                try environment.copy(to: destination, compacting: true)
+            } catch {
+                throw NormCacheError(error, path: path, doing: "copying the cache to '\(destination)'")
+            }
+        }
+    }
+
     /// Takes the map size another process has grown the file to.
     private func adoptGrownMap() throws(NormCacheError) {
         try resizeMap { _ in 0 }

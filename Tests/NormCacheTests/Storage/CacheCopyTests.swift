@@ -1,0 +1,68 @@
+import Glibc
+import TestSupport
+import Testing
+@testable import NormCache
+
+/// `copy(to:)`: a compacted, consistent copy of a cache file through `RecordStore`
+/// (LMDB's `mdb_env_copy2` with `MDB_CP_COMPACT`).
+@Suite struct CacheCopyTests {
+    /// A path for a copy in the test's directory, removed with it.
+    private func destination(_ test: TestCache, _ name: String = "copy.cache") -> String {
+        test.directory + "/" + name
+    }
+
+    private func remove(_ path: String) {
+        unlink(path)
+        unlink(path + "-lock")
+    }
+
+    private func size(_ path: String) -> Int {
+        var status = stat()
+        return stat(path, &status) == 0 ? Int(status.st_size) : -1
+    }
+
+    @Test func aCopyHoldsTheSameRecords() throws {
+        let test = try TestCache()
+        _ = try test.cache.put(json: #"{"Pet:1": {"name": "Rex", "owner": {"$reference": "User:1"}}, "User:1": {"name": "Ada"}}"#)
+        let path = destination(test)
+        defer { remove(path) }
+        try test.cache.store.copy(to: path)
+        let copy = try NormalizedCache(path: path)
+        defer { copy.close() }
+        #expect(try copy.keys(withPrefix: "") == ["Pet:1", "User:1"])
+        #expect(try copy.record("Pet:1") == #"{"name":"Rex","owner":{"$reference":"User:1"}}"#)
+        _ = try copy.put(json: #"{"Pet:2": {"name": "Tom"}}"#)
+        #expect(try test.cache.record("Pet:2") == nil)
+    }
+
+    @Test func aReadOnlyHandleCopiesACompactedFile() throws {
+        let test = try TestCache()
+        let big = String(repeating: "x", count: 2000)
+        _ = try test.cache.put(json: "{" + (0..<2000).map { #""R:\#($0)": {"v": "\#(big)"}"# }.joined(separator: ",") + "}")
+        #expect(try test.cache.removeAll(withPrefix: "R:1") == 1111)
+        var options = CacheOptions()
+        options.readOnly = true
+        let reader = try test.reopen(options: options)
+        defer { reader.close() }
+        let path = destination(test)
+        defer { remove(path) }
+        try reader.copy(to: path)
+        #expect(size(path) < size(test.path))
+        let copy = try NormalizedCache(path: path)
+        defer { copy.close() }
+        #expect(try copy.stats().records == 889)
+    }
+
+    @Test func anExistingDestinationIsRefused() throws {
+        let test = try TestCache()
+        let path = destination(test)
+        defer { remove(path) }
+        try test.cache.copy(to: path)
+        #expect(throws: NormCacheError.self) { try test.cache.copy(to: path) }
+        #expect(throws: NormCacheError(.invalidArgument, "empty destination path")) { try test.cache.copy(to: "") }
+        test.cache.close()
+        #expect(throws: NormCacheError(.invalidArgument, "the cache '\(test.path)' is closed")) {
+            try test.cache.copy(to: destination(test, "other.cache"))
+        }
+    }
+}
