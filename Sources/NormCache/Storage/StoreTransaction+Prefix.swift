@@ -42,6 +42,18 @@ extension StoreTransaction {
         _ = listing.flushLongKeys(&sink, visit)
     }
 
+    /// Calls `visit` with the key and stored bytes of each record whose key starts with
+    /// `prefix`, in key order, each borrowed for the call.
+    func forEachRecord(withPrefix prefix: UnsafeRawBufferPointer,
+                       _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(NormCacheError) -> Void) throws(NormCacheError) {
+        for key in try keys(withPrefix: prefix, after: nil, limit: 0) {
+            try key.withBytes { (key) throws(NormCacheError) in
+                guard let stored = try record(key) else { throw damaged(key) }
+                try visit(key, stored)
+            }
+        }
+    }
+
     /// Deletes every record whose key starts with `prefix`; returns how many.
     func removeRecords(withPrefix prefix: UnsafeRawBufferPointer) throws(NormCacheError) -> Int {
         var removed = 0
