@@ -23,6 +23,8 @@ let package = Package(
         // Test-only: GraphQLSwift's parser is the oracle of GraphQLOracleTests and no
         // dependency of any library or executable target.
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
+        // The command line's parser (the CLI only; the library targets never import it).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -43,7 +45,10 @@ let package = Package(
             exclude: ["exports.map"],
             linkerSettings: exportsOnlyTheCInterface
         ),
-        .executableTarget(name: "normcache", dependencies: ["NormCache"]),
+        .executableTarget(
+            name: "normcache",
+            dependencies: ["NormCache", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         // Where the test targets find the repository's own test data and the external
         // corpora (../shared/testdata), and when a missing corpus skips or fails.
         .target(name: "ExternalCorpora", path: "Tests/ExternalCorpora"),

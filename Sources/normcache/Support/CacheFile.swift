@@ -1,0 +1,22 @@
+import ArgumentParser
+import NormCache
+
+/// The cache file argument that most commands take first.
+struct CacheFile: ParsableArguments {
+    @Argument(help: "The cache file.")
+    var cache: String
+
+    /// Opens the cache read-only (it must exist), for commands that only read.
+    func openForReading() throws(NormCacheError) -> NormalizedCache {
+        var options = CacheOptions()
+        options.readOnly = true
+        return try NormalizedCache(path: cache, options: options)
+    }
+
+    /// Opens the cache for writing; creates the file when it does not exist and
+    /// `creating`, else fails with a storage error.
+    func openForWriting(creating: Bool) throws -> NormalizedCache {
+        guard creating || InputFile.exists(cache) else { throw CommandFailure(.storage, "cannot open '\(cache)': no such file") }
+        return try NormalizedCache(path: cache)
+    }
+}
