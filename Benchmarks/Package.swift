@@ -11,6 +11,8 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "normcache", path: ".."),
+        // The command line's parser (the same version as the CLI's, Package.swift).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // The harness's own modules of liblmdb (the raw LMDB baseline) and of normcache's
@@ -29,6 +31,7 @@ let package = Package(
                 // the C interface does not offer.
                 .product(name: "NormCache", package: "normcache"),
                 "CNormCacheABI", "CRawLMDB", "CSimdjsonWalk",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),

@@ -1,16 +1,34 @@
+import ArgumentParser
 import Foundation
 
-/// normcache-bench: the perf harness. See `BenchOptions.usage` and the README.
-func runHarness() -> Int32 {
-    var arguments = Array(CommandLine.arguments.dropFirst())
-    do {
-        if arguments.first == "--child" {
-            arguments.removeFirst()
-            guard let mode = arguments.first else { throw BenchError("--child needs a mode") }
-            try ChildModes.run(mode, Array(arguments.dropFirst()))
-            return 0
+/// normcache-bench: the perf harness (see `BenchArguments`, `normcache-bench --help` and
+/// the README). `--child MODE ...` is how it runs itself as a child process.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "normcache-bench",
+        abstract: "The perf harness: normcache against raw LMDB, simdjson, Foundation and Python baselines.",
+        discussion: """
+            Writes DIR/results.txt, DIR/results.json (google-benchmark's shape) and DIR/results.svg.
+
+            EXAMPLE
+              normcache-bench --smoke --out /tmp/bench
+              normcache-bench --only feed,groups --runs 7
+            """
+    )
+
+    @OptionGroup var arguments: BenchArguments
+
+    func run() throws {
+        do {
+            try Self.runHarness(arguments.options)
+        } catch {
+            FileHandle.standardError.write(Data("normcache-bench: \(error)\n".utf8))
+            throw ExitCode.failure
         }
-        let options = try BenchOptions.parse(arguments)
+    }
+
+    /// Runs the workloads `options` name and saves the report.
+    static func runHarness(_ options: BenchOptions) throws {
         let bench = try Bench(options: options)
         let started = monotonicSeconds()
         let workloads: [String: () throws -> Void] = [
@@ -29,6 +47,14 @@ func runHarness() -> Int32 {
         let missed = bench.figures.filter { $0.met == false }
         print("\(bench.figures.filter { $0.met == true }.count) targets met, \(missed.count) missed; "
               + "saved \(options.outputDirectory)/results.{txt,json,svg}")
+    }
+}
+
+/// Runs a child mode (`--child MODE ARGUMENTS...`); returns the exit status.
+func runChild(_ arguments: [String]) -> Int32 {
+    do {
+        guard let mode = arguments.first else { throw BenchError("--child needs a mode") }
+        try ChildModes.run(mode, Array(arguments.dropFirst()))
         return 0
     } catch {
         FileHandle.standardError.write(Data("normcache-bench: \(error)\n".utf8))
@@ -36,4 +62,6 @@ func runHarness() -> Int32 {
     }
 }
 
-exit(runHarness())
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--child" { exit(runChild(Array(arguments.dropFirst()))) }
+BenchCommand.main(arguments)
