@@ -1,7 +1,9 @@
 #!/bin/sh
 # check_install.sh BUILD_DIR — installs the build into a temporary prefix, then builds
 # tests/install/app.c outside the tree twice, with pkg-config and with CMake's
-# find_package(normcache), runs both, and checks what they print.
+# find_package(normcache), runs both, and checks what they print; when the build has the
+# command line (NORMCACHE_BUILD_CLI), checks that the installed normcache runs on its
+# own and that its man page is installed.
 set -eu
 build=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,3 +27,10 @@ cmake --build "$work/app/build" >/dev/null
 got=$("$work/app/build/app" "$work/two.cache")
 [ "$got" = "$expected" ] || { echo "find_package build printed: $got" >&2; exit 1; }
 echo "installed library works with pkg-config and find_package: $got"
+
+if [ -x "$build/normcache" ]; then
+    got=$(env -u LD_LIBRARY_PATH "$prefix/bin/normcache" --version)
+    [ "$got" = "${expected%% *}" ] || { echo "installed normcache --version printed: $got" >&2; exit 1; }
+    [ -f "$(find "$prefix" -path '*/man1/normcache.1' | head -n 1)" ] || { echo "no installed man page normcache.1" >&2; exit 1; }
+    echo "installed normcache $got runs, with its man page"
+fi
