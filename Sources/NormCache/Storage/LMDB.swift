@@ -120,9 +120,12 @@ final class LMDBEnvironment {
     /// Writes a consistent copy of the environment, as of one read transaction, to the
     /// new file `path` (`mdb_env_copy2`; the file must not exist: LMDB creates it with
     /// `O_EXCL`). `compacting` (`MDB_CP_COMPACT`) leaves out free pages and renumbers
-    /// the rest: "This option may be slower since it may walk the entire tree".
+    /// the rest: "This option may be slower since it may walk the entire tree". LMDB
+    /// creates the file before its read transaction begins: when the begin fails (as
+    /// `MDB_MAP_RESIZED` after another process grew the map), an empty file stays.
     func copy(to path: String, compacting: Bool) throws(LMDBError) {
-        try LMDBStatus.check(mdb_env_copy2(handle, path, compacting ? UInt32(MDB_CP_COMPACT) : 0), "mdb_env_copy2")
+        let flags = compacting ? UInt32(MDB_CP_COMPACT) : 0
+        try LMDBStatus.check(StorageFaults.injected(at: .copy) ?? mdb_env_copy2(handle, path, flags), "mdb_env_copy2")
     }
 
     /// Turns `MDB_NOMETASYNC` on or off.

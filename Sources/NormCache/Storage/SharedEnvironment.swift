@@ -307,16 +307,26 @@ final class SharedEnvironment: @unchecked Sendable {
 
     /// Writes a compacted, consistent copy of the file to the new file `destination`
     /// (see `LMDBEnvironment.copy`): writers go on meanwhile, the copy holds the data
-    /// as of the moment it began.
+    /// as of the moment it began. After another process grew the map, the map is
+    /// adopted and the copy made again, as a read is. A failed copy leaves no file
+    /// behind (but an existing one, which it refused).
     func copy(to destination: String) throws(NormCacheError) {
-        try access.withSharedAccess { () throws(NormCacheError) in
-            let environment = try openEnvironment()
-            do throws(LMDBError) {
-                try environment.copy(to: destination, compacting: true)
-            } catch {
-                throw NormCacheError(error, path: path, doing: "copying the cache to '\(destination)'")
+        for _ in 0...Self.resizeRetries {
+            let copied = try access.withSharedAccess { () throws(NormCacheError) -> Bool in
+                let environment = try openEnvironment()
+                do throws(LMDBError) {
+                    try environment.copy(to: destination, compacting: true)
+                    return true
+                } catch {
+                    if error.status != LMDBStatus(rawValue: EEXIST) { unlink(destination) }
+                    guard error.status != .mapResized else { return false }
+                    throw NormCacheError(error, path: path, doing: "copying the cache to '\(destination)'")
+                }
             }
+            if copied { return }
+            try adoptGrownMap()
         }
+        throw resizedTooOften()
     }
 
     /// Takes the map size another process has grown the file to.

@@ -19,6 +19,8 @@ package enum StorageFaults {
         case put
         /// Committing a write transaction (`mdb_txn_commit`); the transaction ends.
         case commit
+        /// Copying the environment (`mdb_env_copy2`).
+        case copy
     }
 }
 

@@ -58,11 +58,37 @@ import Testing
         let path = destination(test)
         defer { remove(path) }
         try test.cache.copy(to: path)
+        let copied = size(path)
         #expect(throws: NormCacheError.self) { try test.cache.copy(to: path) }
+        #expect(size(path) == copied)
         #expect(throws: NormCacheError(.invalidArgument, "empty destination path")) { try test.cache.copy(to: "") }
         test.cache.close()
         #expect(throws: NormCacheError(.invalidArgument, "the cache '\(test.path)' is closed")) {
             try test.cache.copy(to: destination(test, "other.cache"))
         }
     }
+
+    #if NORMCACHE_FAULT_INJECTION
+    @Test func aMapAnotherProcessGrewIsAdoptedAndTheCopyMadeAgain() throws {
+        let test = try TestCache()
+        _ = try test.cache.put(json: #"{"Pet:1": {"name": "Rex"}}"#)
+        let path = destination(test)
+        defer { remove(path) }
+        let resized = StorageFaults.inject(.mapResized, at: .copy, count: 2) { () throws(NormCacheError) in try test.cache.copy(to: path) }
+        #expect(resized.injected == 2 && resized.error == nil)
+        let copy = try NormalizedCache(path: path)
+        defer { copy.close() }
+        #expect(try copy.record("Pet:1") == #"{"name":"Rex"}"#)
+    }
+
+    @Test func aFailedCopyLeavesNoFile() throws {
+        let test = try TestCache()
+        let path = destination(test)
+        let full = StorageFaults.inject(.diskFull, at: .copy) { () throws(NormCacheError) in try test.cache.copy(to: path) }
+        #expect(full.error?.code == .storage)
+        let resizing = StorageFaults.inject(.mapResized, at: .copy, count: 100) { () throws(NormCacheError) in try test.cache.copy(to: path) }
+        #expect(resizing.error == NormCacheError(.notACache, "'\(test.path)' is damaged: its map size keeps changing"))
+        #expect(size(path) == -1)
+    }
+    #endif
 }
