@@ -19,32 +19,26 @@ struct InvalidateCommand: ParsableCommand {
     )
 
     @OptionGroup var file: CacheFile
-    @Argument(help: "The key of the record to invalidate.")
-    var key: String?
-    @Option(help: ArgumentHelp("Invalidate every record whose key starts with this instead.", valueName: "prefix"))
-    var prefix: String?
+    @OptionGroup var records: RecordSelection
     @Option(help: ArgumentHelp("Invalidate only this field of KEY (its storage key, as get prints it).", valueName: "field"))
     var field: String?
 
     func validate() throws {
-        guard (key == nil) != (prefix == nil) else { throw ValidationError("give either a KEY or --prefix, not both or neither") }
-        if field != nil && key == nil { throw ValidationError("--field goes with a KEY, not with --prefix") }
+        if field != nil && records.key == nil { throw ValidationError("--field goes with a KEY, not with --prefix") }
     }
 
     func run() throws {
         let cache = try file.openForWriting(creating: false)
         defer { cache.close() }
         let marked: Int
-        if let prefix {
-            marked = try cache.invalidateAll(withPrefix: prefix)
-        } else if let key {
+        if let key = records.key {
             marked = try cache.invalidate(key, field: field)
             if marked == 0 {
                 let what = field.map { "no field '\($0)' in the record '\(key)'" } ?? "no record '\(key)'"
                 throw CommandFailure(.notFound, "\(what) in '\(file.cache)'")
             }
         } else {
-            marked = 0
+            marked = try cache.invalidateAll(withPrefix: records.prefix ?? "")
         }
         print("invalidated \(marked) field\(marked == 1 ? "" : "s")")
     }

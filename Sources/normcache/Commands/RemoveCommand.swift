@@ -18,24 +18,17 @@ struct RemoveCommand: ParsableCommand {
     )
 
     @OptionGroup var file: CacheFile
-    @Argument(help: "The key of the record to delete.")
-    var key: String?
-    @Option(help: ArgumentHelp("Delete every record whose key starts with this instead.", valueName: "prefix"))
-    var prefix: String?
-
-    func validate() throws {
-        guard (key == nil) != (prefix == nil) else { throw ValidationError("give either a KEY or --prefix, not both or neither") }
-    }
+    @OptionGroup var records: RecordSelection
 
     func run() throws {
         let cache = try file.openForWriting(creating: false)
         defer { cache.close() }
-        if let prefix {
-            let removed = try cache.removeAll(withPrefix: prefix)
-            print("removed \(removed) record\(removed == 1 ? "" : "s")")
-        } else if let key {
+        if let key = records.key {
             guard try cache.remove(key) else { throw CommandFailure(.notFound, "no record '\(key)' in '\(file.cache)'") }
             print("removed 1 record")
+        } else {
+            let removed = try cache.removeAll(withPrefix: records.prefix ?? "")
+            print("removed \(removed) record\(removed == 1 ? "" : "s")")
         }
     }
 }
