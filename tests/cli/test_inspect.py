@@ -103,3 +103,11 @@ def test_get_of_an_absent_key_exits_2(cli: CLI, pets: str) -> None:
     result = cli("get", pets, "Pet:404")
     assert (result.code, result.out, result.err) == (2, "", "normcache: no record 'Pet:404' in 'pets.cache'\n")
     assert cli("get", pets, "Pet:1", "--follow", "-1").code == 64
+
+
+def test_get_follows_references_whose_keys_have_escapes(cli: CLI) -> None:
+    records = r'{"Odd:\"é\"\\": {"n": 1}, "Ref:1": {"to": {"$reference": "Odd:\"\u00e9\"\\"}}}'
+    cli.ok("load", "odd.cache", stdin=records + "\n")
+    followed = json.loads(cli.ok("get", "odd.cache", "Ref:1", "--follow", "1", "--json"))
+    assert followed == {"to": {"$reference": 'Odd:"é"\\', "$record": {"n": 1}}}
+    assert cli.ok("get", "odd.cache", 'Odd:"é"\\', "--json") == '{"n":1}\n'

@@ -2,7 +2,7 @@ import NormCache
 
 /// The exit statuses of `normcache`, one per kind of outcome, so that a script can tell
 /// them apart. They are documented in `normcache --help` and the man page.
-enum ExitStatus: Int32, CaseIterable {
+enum ExitStatus: Int32 {
     /// The command did what it was asked.
     case ok = 0
     /// An unexpected failure (argument-parser's `EXIT_FAILURE` for errors of no other kind).

@@ -69,6 +69,10 @@ struct JSONText {
     private var depth = 0
     /// How deep arrays and objects may nest.
     private static let maximumDepth = 512
+    /// The characters of the one-letter escapes, by the letter after the backslash.
+    private static let escapes: [UInt8: Unicode.Scalar] = [
+        0x22: "\"", 0x5C: "\\", 0x2F: "/", 0x62: "\u{8}", 0x66: "\u{C}", 0x6E: "\n", 0x72: "\r", 0x74: "\t",
+    ]
 
     /// Parses `bytes`, one JSON value with only whitespace around it.
     static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> JSONValue {
@@ -100,8 +104,7 @@ struct JSONText {
             }
             let escape = bytes[index + 1]
             index += 2
-            let simple: [UInt8: Unicode.Scalar] = [0x22: "\"", 0x5C: "\\", 0x2F: "/", 0x62: "\u{8}", 0x66: "\u{C}", 0x6E: "\n", 0x72: "\r", 0x74: "\t"]
-            if let scalar = simple[escape] {
+            if let scalar = escapes[escape] {
                 scalars.append(scalar)
             } else if escape == UInt8(ascii: "u"), index + 4 <= end, let code = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16) {
                 index += 4
