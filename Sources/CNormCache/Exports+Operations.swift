@@ -57,8 +57,10 @@ public func normcache_normalize(_ op: OpaquePointer?, _ variables: UnsafePointer
                                 _ outRecords: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                 _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
     Boundary.returningBlock(outRecords, outLength, "out_records") { () throws(NormCacheError) in
-        try NormalizedCache.normalizeBlock(operations.object(op), variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                           response: Boundary.input(response, responseLength, "response_json"))
+        let normalized = try NormalizedCache.normalizeBlock(operations.object(op),
+                                                            variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                                            response: Boundary.input(response, responseLength, "response_json"), strictKeys: false)
+        return (normalized.block, normalized.count)
     }
 }
 

@@ -53,18 +53,26 @@ extension NormalizedCache {
     /// `storeMutationRoot`, the entities it returns and not `MUTATION_ROOT` (`Normalizer`).
     public static func normalize(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
                                  response: UnsafeRawBufferPointer) throws(NormCacheError) -> [UInt8] {
-        let (block, count) = try normalizeBlock(operation, variables: variables, response: response)
+        try normalize(operation, variables: variables, response: response, strictKeys: false).records
+    }
+
+    /// `normalize` with the number of key fallbacks (objects of a keyed type keyed by
+    /// their path for want of their key fields); with `strictKeys`, the first fallback
+    /// is a `.data` error instead, as `write` with `WriteOptions.strictKeys` gives it.
+    public static func normalize(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer, response: UnsafeRawBufferPointer,
+                                 strictKeys: Bool) throws(NormCacheError) -> NormalizeResult {
+        let (block, count, keyFallbacks) = try normalizeBlock(operation, variables: variables, response: response, strictKeys: strictKeys)
         defer { free(block) }
-        return Array(UnsafeRawBufferPointer(start: block, count: count))
+        return NormalizeResult(records: Array(UnsafeRawBufferPointer(start: block, count: count)), keyFallbacks: keyFallbacks)
     }
 
     /// `normalize` as the C interface hands it over: one malloc'd, NUL-terminated block
-    /// that the caller releases with `free`.
-    package static func normalizeBlock(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
-                                       response: UnsafeRawBufferPointer) throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int) {
-        try normalized(operation, variables: variables, response: response) { (batch) throws(NormCacheError) in
+    /// that the caller releases with `free`, and the number of key fallbacks.
+    package static func normalizeBlock(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer, response: UnsafeRawBufferPointer,
+                                       strictKeys: Bool) throws(NormCacheError) -> (block: UnsafeMutableRawPointer, count: Int, keyFallbacks: Int) {
+        try normalized(operation, variables: variables, response: response, strictKeys: strictKeys) { (batch) throws(NormCacheError) in
             let json = try batch.json()
-            return (json.start, json.count)
+            return (json.start, json.count, batch.keyFallbacks)
         }
     }
 
@@ -73,7 +81,7 @@ extension NormalizedCache {
     /// `normalize` checks it; on any error nothing is written.
     public func write(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
                       response: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
-        try Self.normalized(operation, variables: variables, response: response) { (batch) throws(NormCacheError) in
+        try Self.normalized(operation, variables: variables, response: response, strictKeys: false) { (batch) throws(NormCacheError) in
             try merge(batch, reportingChanges: reportingChanges)
         }
     }
@@ -82,15 +90,28 @@ extension NormalizedCache {
     /// and the response's caching headers): the fields the write carries are stamped
     /// with the earliest expiry these give. A response marked `Cache-Control: no-store`
     /// is not written (`isStored` false); malformed headers are `.invalidArgument` errors,
-    /// and nothing is written.
+    /// and nothing is written. The result counts the key fallbacks; with
+    /// `options.strictKeys` the first one is a `.data` error, and nothing is written.
     public func write(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer, response: UnsafeRawBufferPointer,
                       options: WriteOptions, reportingChanges: Bool = true) throws(NormCacheError) -> WriteResult {
+        try write(options, reportingChanges: reportingChanges) { (merge) throws(NormCacheError) in
+            try Self.normalized(operation, variables: variables, response: response, strictKeys: options.strictKeys, merge)
+        }
+    }
+
+    /// Runs a write with `options`: asks the clock once, and unless they say `no-store`
+    /// (then nothing is made or written), hands `make` the merge that stamps each field
+    /// of its batch with the write's time and expiry.
+    func write(_ options: WriteOptions, reportingChanges: Bool,
+               _ make: (_ merge: (borrowing RecordBatch) throws(NormCacheError) -> WriteResult) throws(NormCacheError) -> WriteResult)
+        throws(NormCacheError) -> WriteResult {
         let now = try clock.now()
         guard case .at(let expiry) = try options.expiry(now: now) else { return WriteResult(isStored: false, changed: []) }
-        let changed = try Self.normalized(operation, variables: variables, response: response) { (batch) throws(NormCacheError) in
-            try merge(batch, reportingChanges: reportingChanges, metadata: FieldMetadata(writtenAt: now, expiresAt: expiry))
+        let metadata = FieldMetadata(writtenAt: now, expiresAt: expiry)
+        return try make { (batch) throws(NormCacheError) in
+            WriteResult(isStored: true, changed: try merge(batch, reportingChanges: reportingChanges, metadata: metadata),
+                        keyFallbacks: batch.keyFallbacks)
         }
-        return WriteResult(isStored: true, changed: changed)
     }
 
     /// Reads the operation's data from the cache, judging each field it uses by the
@@ -113,14 +134,34 @@ extension NormalizedCache {
     /// when not `reportingChanges`).
     public func writeFragment(_ fragment: PreparedOperation, key: String, data: UnsafeRawBufferPointer,
                               variables: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
+        try Self.fragmentNormalized(fragment, key: key, data: data, variables: variables, strictKeys: false) { (batch) throws(NormCacheError) in
+            try merge(batch, reportingChanges: reportingChanges)
+        }
+    }
+
+    /// `writeFragment` with a lifetime for what it writes, as `write` with
+    /// `WriteOptions` takes it (`no-store` writes nothing; `strictKeys` refuses a key
+    /// fallback below `key`); the result counts the key fallbacks.
+    public func writeFragment(_ fragment: PreparedOperation, key: String, data: UnsafeRawBufferPointer, variables: UnsafeRawBufferPointer,
+                              options: WriteOptions, reportingChanges: Bool = true) throws(NormCacheError) -> WriteResult {
+        try write(options, reportingChanges: reportingChanges) { (merge) throws(NormCacheError) in
+            try Self.fragmentNormalized(fragment, key: key, data: data, variables: variables, strictKeys: options.strictKeys, merge)
+        }
+    }
+
+    /// Normalizes `data` through `fragment` as the record `key` and hands the records to
+    /// `body` while the call's shapes live (see `normalized`).
+    private static func fragmentNormalized<R>(_ fragment: PreparedOperation, key: String, data: UnsafeRawBufferPointer,
+                                              variables: UnsafeRawBufferPointer, strictKeys: Bool,
+                                              _ body: (borrowing RecordBatch) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         guard case .fragment = fragment.root else {
             throw NormCacheError(.invalidArgument, "'\(fragment.name ?? "the operation")' is an operation, not a fragment: write it with write")
         }
         guard !key.isEmpty else { throw NormCacheError(.invalidArgument, "empty record key") }
         let context = try fragment.context(variables: variables)
         let batch = try Normalizer.records(of: JSONDocument(scanning: data), at: nil, operation: fragment, rootKey: key,
-                                           context: context)
-        return try merge(batch, reportingChanges: reportingChanges)
+                                           context: context, strictKeys: strictKeys)
+        return try body(batch)
     }
 
     private func read(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer,
@@ -236,29 +277,29 @@ extension NormalizedCache {
 
     /// Normalizes a response (`{"data": ..., "errors": ...}`) and hands its records to
     /// `body` while the call's shapes, which the batch's field keys point into, live (the
-    /// response's tape is gone by then).
+    /// response's tape is gone by then); with `strictKeys`, a key fallback fails it.
     private static func normalized<R>(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
-                                      response: UnsafeRawBufferPointer,
+                                      response: UnsafeRawBufferPointer, strictKeys: Bool,
                                       _ body: (borrowing RecordBatch) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         let rootKey = try rootKey(of: operation)
         let context = try operation.context(variables: variables)
-        let batch = try records(of: response, operation: operation, rootKey: rootKey, context: context)
+        let batch = try records(of: response, operation: operation, rootKey: rootKey, context: context, strictKeys: strictKeys)
         return try body(batch)
     }
 
     /// The records of a response; none when it has no `data` (or `data: null`). The
     /// response's top level is checked by `ResponseEnvelope`.
     private static func records(of response: UnsafeRawBufferPointer, operation: PreparedOperation, rootKey: String,
-                                context: SelectionContext) throws(NormCacheError) -> RecordBatch {
-        try records(of: JSONDocument(scanning: response), operation: operation, rootKey: rootKey, context: context)
+                                context: SelectionContext, strictKeys: Bool) throws(NormCacheError) -> RecordBatch {
+        try records(of: JSONDocument(scanning: response), operation: operation, rootKey: rootKey, context: context, strictKeys: strictKeys)
     }
 
-    /// `records(of:operation:rootKey:context:)` of a response already scanned (see
-    /// `Normalizer.records` for `keepingMutationRoot`).
-    static func records(of document: JSONDocument, operation: PreparedOperation, rootKey: String,
-                        context: SelectionContext, keepingMutationRoot: Bool = false) throws(NormCacheError) -> RecordBatch {
+    /// `records(of:operation:rootKey:context:strictKeys:)` of a response already scanned
+    /// (see `Normalizer.records` for `keepingMutationRoot` and `strictKeys`).
+    static func records(of document: JSONDocument, operation: PreparedOperation, rootKey: String, context: SelectionContext,
+                        keepingMutationRoot: Bool = false, strictKeys: Bool = false) throws(NormCacheError) -> RecordBatch {
         guard let data = try ResponseEnvelope.data(of: document, rootPlan: operation.plan) else { return RecordBatch() }
         return try Normalizer.records(of: document, at: data, operation: operation, rootKey: rootKey, context: context,
-                                      keepingMutationRoot: keepingMutationRoot)
+                                      keepingMutationRoot: keepingMutationRoot, strictKeys: strictKeys)
     }
 }

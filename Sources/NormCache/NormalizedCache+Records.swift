@@ -11,6 +11,18 @@ extension NormalizedCache {
         return try merge(batch, reportingChanges: reportingChanges)
     }
 
+    /// `put(json:)` with a lifetime for what it writes, as `write` with `WriteOptions`
+    /// takes it: the fields given are stamped with the earliest expiry the options give
+    /// (the records' other stored fields keep theirs); `Cache-Control: no-store` writes
+    /// nothing and parses nothing (`isStored` false). `strictKeys` has nothing to refuse
+    /// here: records come with their keys, and `keyFallbacks` is 0.
+    public func put(json: UnsafeRawBufferPointer, options: WriteOptions, reportingChanges: Bool = true) throws(NormCacheError) -> WriteResult {
+        try write(options, reportingChanges: reportingChanges) { (merge) throws(NormCacheError) in
+            let batch = try RecordBatch(json: json)
+            return try merge(batch)
+        }
+    }
+
     /// Merges a batch in one transaction (see `Writer`), its fields stamped with
     /// `metadata` (default: the time now, no expiry).
     func merge(_ batch: borrowing RecordBatch, reportingChanges: Bool, metadata: FieldMetadata? = nil) throws(NormCacheError) -> [String] {
@@ -22,6 +34,11 @@ extension NormalizedCache {
     /// `put(json:)` for JSON text.
     public func put(json: String) throws(NormCacheError) -> [String] {
         try json.withUTF8Bytes { (bytes) throws(NormCacheError) in try put(json: bytes) }
+    }
+
+    /// `put(json:options:)` for JSON text.
+    public func put(json: String, options: WriteOptions) throws(NormCacheError) -> WriteResult {
+        try json.withUTF8Bytes { (bytes) throws(NormCacheError) in try put(json: bytes, options: options) }
     }
 
     /// The record `key` as the JSON object of its fields, ordered by field key bytes,

@@ -24,6 +24,16 @@ extension NormalizedCache {
         }
     }
 
+    /// `normalize(_:variables:response:strictKeys:)` for JSON text.
+    public static func normalize(_ operation: PreparedOperation, response: String, variables: String = "",
+                                 strictKeys: Bool) throws(NormCacheError) -> NormalizeResult {
+        try variables.withUTF8Bytes { (vars) throws(NormCacheError) in
+            try response.withUTF8Bytes { (data) throws(NormCacheError) in
+                try normalize(operation, variables: vars, response: data, strictKeys: strictKeys)
+            }
+        }
+    }
+
     /// `write(_:variables:response:)` for JSON text.
     public func write(_ operation: PreparedOperation, response: String, variables: String = "") throws(NormCacheError) -> [String] {
         try variables.withUTF8Bytes { (vars) throws(NormCacheError) in
@@ -57,6 +67,16 @@ extension NormalizedCache {
                               variables: String = "") throws(NormCacheError) -> [String] {
         try variables.withUTF8Bytes { (vars) throws(NormCacheError) in
             try data.withUTF8Bytes { (bytes) throws(NormCacheError) in try writeFragment(fragment, key: key, data: bytes, variables: vars) }
+        }
+    }
+
+    /// `writeFragment(_:key:data:variables:options:)` for JSON text.
+    public func writeFragment(_ fragment: PreparedOperation, key: String, data: String, variables: String = "",
+                              options: WriteOptions) throws(NormCacheError) -> WriteResult {
+        try variables.withUTF8Bytes { (vars) throws(NormCacheError) in
+            try data.withUTF8Bytes { (bytes) throws(NormCacheError) in
+                try writeFragment(fragment, key: key, data: bytes, variables: vars, options: options)
+            }
         }
     }
 }

@@ -1,7 +1,8 @@
-/// How long the data of a write stays fresh (`NormalizedCache.write(_:variables:response:options:)`):
-/// a lifetime of the caller's, and the response's own caching headers, as the server
-/// sent them. The fields the write carries expire at the earliest time any of them
-/// gives; the cache's max-age rules apply on top when data is read.
+/// How a write stores what it carries (`NormalizedCache.write(_:variables:response:options:)`,
+/// `writeFragment`, `put`): how long it stays fresh — a lifetime of the caller's, and
+/// the response's own caching headers, as the server sent them; the fields the write
+/// carries expire at the earliest time any of them gives, and the cache's max-age rules
+/// apply on top when data is read — and whether a key fallback is refused.
 public struct WriteOptions: Equatable, Sendable {
     /// Seconds the written fields stay fresh (0: stale at once); nil: no lifetime of the caller's.
     public var maxAge: UInt32?
@@ -14,17 +15,24 @@ public struct WriteOptions: Equatable, Sendable {
     public var date: String?
     /// The response's `Expires` header value (an HTTP-date), used without `max-age`.
     public var expires: String?
+    /// Whether an object of a type a key rule covers that lacks its key fields fails the
+    /// write (`.data`, naming its path, its type and the key fields) instead of being
+    /// keyed by its path, which is the default and is counted in
+    /// `WriteResult.keyFallbacks`. Records given by key (`put`) have no fallback.
+    public var strictKeys: Bool
 
     /// The largest `maxAge` accepted (about 68 years, HTTP's own bound).
     public static let maximumMaxAge: UInt32 = 2_147_483_647
 
-    /// Options of every part; the defaults give no lifetime.
-    public init(maxAge: UInt32? = nil, cacheControl: String? = nil, age: String? = nil, date: String? = nil, expires: String? = nil) {
+    /// Options of every part; the defaults give no lifetime and allow key fallbacks.
+    public init(maxAge: UInt32? = nil, cacheControl: String? = nil, age: String? = nil, date: String? = nil, expires: String? = nil,
+                strictKeys: Bool = false) {
         self.maxAge = maxAge
         self.cacheControl = cacheControl
         self.age = age
         self.date = date
         self.expires = expires
+        self.strictKeys = strictKeys
     }
 
     /// When the fields of a write made at `now` expire: nil for never, or nothing at
@@ -75,10 +83,14 @@ public struct WriteResult: Equatable, Sendable {
     /// The changed fields as `recordKey.fieldKey` strings, in input order (none when
     /// not reporting changes, or not stored).
     public var changed: [String]
+    /// How many objects of a type a key rule covers were keyed by their path for want
+    /// of their key fields (Apollo iOS's fallback); 0 when not stored, and for `put`.
+    public var keyFallbacks: Int
 
-    /// A result of both parts.
-    public init(isStored: Bool, changed: [String]) {
+    /// A result of every part.
+    public init(isStored: Bool, changed: [String], keyFallbacks: Int = 0) {
         self.isStored = isStored
         self.changed = changed
+        self.keyFallbacks = keyFallbacks
     }
 }

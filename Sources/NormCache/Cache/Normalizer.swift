@@ -16,6 +16,12 @@
 /// listen to, and reading the last event back through the subscription is what its
 /// record is for.
 ///
+/// An object of a type a key rule covers whose key fields the response lacks (or holds
+/// as null, a boolean or a composite) is keyed by its path, as Apollo iOS does (Apollo
+/// Client throws): the batch counts these fallbacks (`RecordBatch.keyFallbacks`), and
+/// with `strictKeys` the first one fails the write, naming the object's path, its type
+/// and the key fields it lacks.
+///
 /// The inner loop works on bytes alone: an object's members are matched to its shape's
 /// fields in one pass, their values encoded onto a scratch stack (the objects below
 /// encode above them and are gone when done), then copied into the batch in the shape's
@@ -27,6 +33,9 @@ struct Normalizer: ~Copyable {
     /// Whether records keyed by their path from the root (`paths` from 0: the root and
     /// the objects without a key below it) are left out: a mutation's, by default.
     let skipsRootPathRecords: Bool
+    /// Whether an object of a keyed type that lacks its key fields fails the write
+    /// instead of being keyed by its path.
+    let strictKeys: Bool
     /// The records normalized so far.
     private var batch = RecordBatch()
 
@@ -50,10 +59,11 @@ struct Normalizer: ~Copyable {
     /// The response path: list indexes (≥ 0) and response keys (`-1 - key id`).
     private var path = PlainArray<Int>()
 
-    private init(context: SelectionContext, response: JSONDocument, skipsRootPathRecords: Bool) {
+    private init(context: SelectionContext, response: JSONDocument, skipsRootPathRecords: Bool, strictKeys: Bool) {
         self.context = context
         self.response = response
         self.skipsRootPathRecords = skipsRootPathRecords
+        self.strictKeys = strictKeys
     }
 
     /// The records of `document`: its object at token `data` through `operation`'s plan
@@ -62,14 +72,17 @@ struct Normalizer: ~Copyable {
     /// `__typename` when it has one). A mutation's root and the objects without a key
     /// below it give no records unless its rules store the mutation root, or the caller
     /// asks for them (`keepingMutationRoot`, to read a mutation's data back from a
-    /// transaction that is dropped). The normalizer,
+    /// transaction that is dropped). With `strictKeys`, an object keyed by its path for
+    /// want of its key fields fails the call (`.data`). The normalizer,
     /// its scratch and the document's tape are let go when it returns; the records' field
     /// keys point into `context`'s shapes.
     static func records(of document: JSONDocument, at data: Int?, operation: PreparedOperation, rootKey: String,
-                        context: SelectionContext, keepingMutationRoot: Bool = false) throws(NormCacheError) -> RecordBatch {
+                        context: SelectionContext, keepingMutationRoot: Bool = false,
+                        strictKeys: Bool = false) throws(NormCacheError) -> RecordBatch {
         let isMutation = if case .operation(.mutation) = operation.root, data != nil { true } else { false }
         var normalizer = Normalizer(context: context, response: document,
-                                    skipsRootPathRecords: isMutation && !operation.keyRules.storesMutationRoot && !keepingMutationRoot)
+                                    skipsRootPathRecords: isMutation && !operation.keyRules.storesMutationRoot && !keepingMutationRoot,
+                                    strictKeys: strictKeys)
         try normalizer.normalize(data: data ?? document.root, plan: operation.plan, rootKey: rootKey, rootType: operation.rootType,
                                  isOperationRoot: data != nil)
         return normalizer.records()
@@ -345,19 +358,18 @@ struct Normalizer: ~Copyable {
                 return (true, false)
             }
         }
-        guard let rule = shape.keyRule, rule.isUsable else { return (false, false) }
+        guard let rule = shape.keyRule else { return (false, false) }
+        guard rule.isUsable else {
+            try fallBack(index, rule: rule, typename: typename, frame: frame)
+            return (false, false)
+        }
         let mark = paths.count
         paths.append(rule.group)
         paths.append(UInt8(ascii: ":"))
-        for (position, name) in rule.keyFields.enumerated() {
+        for position in rule.keyFields.indices {
             if position > 0 { paths.append(UInt8(ascii: "+")) }
-            let selected = rule.selectedFields[position]
-            let value = selected >= 0 ? slots[frame + selected].token : member(named: name, of: index) ?? -1
-            guard value >= 0 else {
-                paths.truncate(to: mark)
-                return (false, false)
-            }
-            switch response.tokens[value].kind {
+            let value = keyFieldToken(position, of: index, rule: rule, frame: frame)
+            switch value < 0 ? .null : response.tokens[value].kind {
             case .string:
                 var unescaped = ByteBuffer()
                 paths.appendKeyPart(try stringBytes(value, into: &unescaped))
@@ -365,10 +377,45 @@ struct Normalizer: ~Copyable {
                 paths.append(response.rawText(value))
             default:
                 paths.truncate(to: mark)
+                try fallBack(index, rule: rule, typename: typename, frame: frame)
                 return (false, false)
             }
         }
         return (false, true)
+    }
+
+    /// The value token of the key field at `position` of `rule` in the object at
+    /// `index`, or -1 when the object lacks it.
+    private func keyFieldToken(_ position: Int, of index: Int, rule: ObjectShape.KeyRule, frame: Int) -> Int {
+        let selected = rule.selectedFields[position]
+        return selected >= 0 ? slots[frame + selected].token : member(named: rule.keyFields[position], of: index) ?? -1
+    }
+
+    /// Counts an object of a keyed type that is keyed by its path (`paths[pathStart...]`)
+    /// for want of its key fields; with `strictKeys`, fails instead, naming the object's
+    /// path, its type and what it lacks.
+    private mutating func fallBack(_ index: Int, rule: ObjectShape.KeyRule, typename: UnsafeRawBufferPointer?,
+                                   frame: Int) throws(NormCacheError) {
+        batch.keyFallbacks += 1
+        guard strictKeys else { return }
+        let type = String(decoding: typename ?? rule.group, as: UTF8.self)
+        let names = rule.keyFields.map { "'\(String(decoding: $0, as: UTF8.self))'" }
+        let pathKey = String(decoding: UnsafeRawBufferPointer(start: paths.start.map { $0 + pathStart }, count: paths.count - pathStart),
+                             as: UTF8.self)
+        let lack: String
+        if rule.isUsable {
+            let lacking = rule.keyFields.indices.compactMap { position -> String? in
+                let value = keyFieldToken(position, of: index, rule: rule, frame: frame)
+                guard value >= 0 else { return names[position] }
+                let kind = response.tokens[value].kind
+                return kind == .string || kind == .number ? nil : "\(names[position]) (found \(kind))"
+            }
+            lack = "lacks its key field\(lacking.count == 1 ? "" : "s") \(lacking.joined(separator: ", "))"
+        } else {
+            lack = "cannot be keyed by its key fields (\(names.joined(separator: ", "))): "
+                + "the selection gives one of their response keys to an alias or a field with arguments"
+        }
+        throw error("\(type) \(lack); strict keys refuse the fallback to its path key '\(pathKey)'")
     }
 
     /// A key field value with `\` written `\\` and `+` written `\+`.

@@ -150,14 +150,16 @@ struct OperationTarget: ExecutionTarget {
             case .at(let time): metadata.expiresAt = time
             }
             let writer = Writer(store: cache.store, encoder: RecordEncoder(metadata: metadata))
-            var batch = try NormalizedCache.records(of: response, operation: operation, rootKey: rootKey, context: context)
+            let strictKeys = reply.headers.strictKeys
+            var batch = try NormalizedCache.records(of: response, operation: operation, rootKey: rootKey, context: context,
+                                                    strictKeys: strictKeys)
             if case .operation(.mutation) = operation.root, !operation.keyRules.storesMutationRoot {
                 // The mutation's root is not kept: write what is, then read the data back
                 // from a dropped transaction that holds the root too.
                 if committing { _ = try writer.merge(batch, reportingChanges: false) }
                 committing = false
                 batch = try NormalizedCache.records(of: response, operation: operation, rootKey: rootKey, context: context,
-                                                    keepingMutationRoot: true)
+                                                    keepingMutationRoot: true, strictKeys: strictKeys)
             }
             let read = try cache.store.write(reserving: batch.byteCount, committing: committing) { (txn) throws(NormCacheError) -> ReadResult in
                 _ = try writer.merge(batch, in: txn, reportingChanges: false)

@@ -71,6 +71,9 @@ struct RecordBatch: ~Copyable {
     /// The bytes of the record keys, field keys and values added: what the write
     /// stores, about.
     private(set) var byteCount = 0
+    /// How many objects of a keyed type the normalizer keyed by their path for want of
+    /// their key fields (`Normalizer`); 0 for records given by key.
+    var keyFallbacks = 0
 
     /// The most fields a record given again is merged with as it comes; past that its
     /// runs are merged once, by `finish` (no quadratic cost for a record given many
