@@ -718,6 +718,45 @@ int normcache_normalize(normcache_op *op, const char *variables_json, size_t var
                         char **out_records, size_t *out_len);
 
 /**
+ * normcache_write_options, normcache_normalize_ex flag: refuse key fallbacks.
+ *
+ * A key fallback is an object of a type that a declarative key rule covers
+ * (@typePolicy, one inherited from an interface, configure's typePolicies or
+ * defaultKeyFields), which the key resolver, if any, gave no key, and which the rule
+ * cannot key: a key field is absent from the object,
+ * or null, a boolean, an object or a list, or the operation selects a key field's
+ * response key for another field (an alias, or arguments). By default such an object
+ * is keyed by its response path, as Apollo iOS does (`QUERY_ROOT.feed.2` rather than
+ * `Article:7`), and the call counts it (normcache_normalize_ex, and key_fallbacks in
+ * normcache_write_options). With this flag the first one fails the call with
+ * NORMCACHE_EDATA, as Apollo Client does, and nothing is written; the message names the
+ * object's response path, its type, the key fields it lacks (with what was found in
+ * their place) and the path key it would have had:
+ *
+ *   invalid response data at feed.2: Article lacks its key field 'id'; strict keys
+ *   refuse the fallback to its path key 'QUERY_ROOT.feed(first:3).2'
+ *
+ * The root object of a write or a fragment write is keyed by the call and never falls
+ * back. Records given by key (normcache_put_ex) and documents have no key fallbacks.
+ */
+#define NORMCACHE_WRITE_STRICT_KEYS 1u
+
+/**
+ * normcache_normalize_ex — normcache_normalize, with the key fallbacks counted or refused.
+ *
+ * As normcache_normalize. `flags` is NORMCACHE_WRITE_STRICT_KEYS or 0: with it, a key
+ * fallback fails the call with NORMCACHE_EDATA (see NORMCACHE_WRITE_STRICT_KEYS). When
+ * `out_key_fallbacks` is not NULL it receives the number of objects keyed by their
+ * path for want of their key fields, the number a write of the same response counts
+ * (0 on any return but NORMCACHE_OK).
+ *
+ * Returns the codes of normcache_normalize, and NORMCACHE_EINVAL for unknown flags.
+ */
+int normcache_normalize_ex(normcache_op *op, const char *variables_json, size_t variables_len,
+                           const char *response_json, size_t response_len, unsigned flags,
+                           size_t *out_key_fallbacks, char **out_records, size_t *out_len);
+
+/**
  * normcache_write — normalize a response and merge its records in one transaction.
  *
  * As normcache_normalize, then as normcache_put: *out_changed (when not NULL) receives
@@ -821,7 +860,8 @@ int normcache_write_fragment(normcache *cache, normcache_op *fragment, const cha
  * NORMCACHE_STALE and lists it. A field with neither a max age nor a stored expiry
  * never expires.
  *
- * The stored expiry comes from the write (normcache_write_ex): the earliest of
+ * The stored expiry comes from the write (normcache_write_ex, normcache_put_ex,
+ * normcache_write_fragment_ex): the earliest of
  *   - now + max_age, when the call gives max_age;
  *   - the response's caching headers, per RFC 9111 for a private cache:
  *     Cache-Control: no-store stores nothing (NORMCACHE_NOTSTORED); no-cache, and
@@ -888,7 +928,16 @@ typedef int64_t (*normcache_clock)(void *context);
  */
 int normcache_set_clock(normcache *cache, normcache_clock clock, void *context);
 
-/** How a write sets the lifetime of what it stores (normcache_write_ex). */
+/**
+ * How a write stores what it carries (normcache_write_ex, normcache_put_ex,
+ * normcache_write_fragment_ex, normcache_put_document, a fetch's reply): the lifetime of
+ * the fields it writes, and whether key fallbacks are refused.
+ *
+ * The struct grows at its end. `size` says how much of it the caller has: at least the
+ * first version (up to expires_len; sizeof was 80 on LP64), which a caller built against
+ * it passes and which is still taken, with flags 0 and no count. A member past `size`
+ * is never read nor written.
+ */
 typedef struct normcache_write_options {
     /** sizeof(normcache_write_options): lets later versions add members. */
     size_t size;
@@ -906,6 +955,20 @@ typedef struct normcache_write_options {
     /** The response's Expires header value (an HTTP-date); NULL: absent. */
     const char *expires;
     size_t expires_len;
+    /**
+     * NORMCACHE_WRITE_STRICT_KEYS or 0 (added after the first version). Documents have
+     * no key fallbacks: normcache_put_document and normcache_execute_document accept
+     * the flag and it changes nothing there.
+     */
+    unsigned flags;
+    /**
+     * When not NULL, receives the number of key fallbacks of the write (see
+     * NORMCACHE_WRITE_STRICT_KEYS; added after the first version): set to 0 as soon as
+     * `size` is checked, and to the count when the call returns NORMCACHE_OK (0 for
+     * NORMCACHE_NOTSTORED and for normcache_put_ex). Only the write calls fill it;
+     * normcache_put_document and a fetch's reply headers leave it at 0.
+     */
+    size_t *key_fallbacks;
 } normcache_write_options;
 
 /** The largest max_age accepted: 2147483647 seconds (about 68 years, HTTP's own bound). */
@@ -919,17 +982,60 @@ typedef struct normcache_write_options {
  * `Cache-Control: no-store` nothing is written and nothing is normalized: the call
  * returns NORMCACHE_NOTSTORED and *out_changed (when not NULL) receives [].
  *
+ * With NORMCACHE_WRITE_STRICT_KEYS in options->flags, a key fallback fails the call
+ * with NORMCACHE_EDATA and nothing is written; without it, options->key_fallbacks (when
+ * not NULL) receives their count.
+ *
  * Returns NORMCACHE_OK; NORMCACHE_NOTSTORED; NORMCACHE_EINVAL (as normcache_write, and
  * options->size smaller than the first version of the struct, max_age below -1 or
  * above NORMCACHE_MAX_AGE_LIMIT, a malformed Cache-Control, Age or Date value, a
- * header given as NULL with a non-zero length or not UTF-8); the other codes of
- * normcache_write.
+ * header given as NULL with a non-zero length or not UTF-8, unknown flags);
+ * NORMCACHE_EDATA (also a key fallback under NORMCACHE_WRITE_STRICT_KEYS); the other
+ * codes of normcache_write.
  */
 int normcache_write_ex(normcache *cache, normcache_op *op,
                        const char *variables_json, size_t variables_len,
                        const char *response_json, size_t response_len,
                        const normcache_write_options *options,
                        char **out_changed, size_t *out_len);
+
+/**
+ * normcache_put_ex — normcache_put with a lifetime for what it stores.
+ *
+ * As normcache_put; the fields `records_json` gives get the time of the write and the
+ * expiry `options` gives, as normcache_write_ex gives them (see Freshness above); the
+ * other fields of the records it merges with keep their times. `options` NULL is
+ * normcache_put. With `Cache-Control: no-store` nothing is written and nothing is
+ * parsed: the call returns NORMCACHE_NOTSTORED and *out_changed (when not NULL)
+ * receives []. NORMCACHE_WRITE_STRICT_KEYS changes nothing here (records come with
+ * their keys), and options->key_fallbacks receives 0.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_NOTSTORED; the codes of normcache_put, and
+ * NORMCACHE_EINVAL for bad options, as normcache_write_ex checks them.
+ */
+int normcache_put_ex(normcache *cache, const char *records_json, size_t records_len,
+                     const normcache_write_options *options, char **out_changed, size_t *out_len);
+
+/**
+ * normcache_write_fragment_ex — normcache_write_fragment with a lifetime for what it
+ * stores, and key fallbacks counted or refused.
+ *
+ * As normcache_write_fragment; the fields `data_json` carries (the object at `key` and
+ * the records below it) get the expiry `options` gives, and options->flags and
+ * options->key_fallbacks work as for normcache_write_ex (the object at `key` is keyed by
+ * the call; the objects below it may fall back). `options` NULL is
+ * normcache_write_fragment. With `Cache-Control: no-store` nothing is written and
+ * nothing is normalized: NORMCACHE_NOTSTORED, *out_changed (when not NULL) [].
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_NOTSTORED; the codes of normcache_write_fragment, and
+ * NORMCACHE_EINVAL for bad options and NORMCACHE_EDATA for a key fallback under
+ * NORMCACHE_WRITE_STRICT_KEYS, as normcache_write_ex gives them.
+ */
+int normcache_write_fragment_ex(normcache *cache, normcache_op *fragment, const char *key, size_t key_len,
+                                const char *data_json, size_t data_len,
+                                const char *variables_json, size_t variables_len,
+                                const normcache_write_options *options,
+                                char **out_changed, size_t *out_len);
 
 /** How a read judges stale data (normcache_read_ex). */
 typedef struct normcache_read_options {
@@ -1122,11 +1228,15 @@ typedef struct normcache_fetch_reply normcache_fetch_reply;
  * the host's), as normcache_write_ex takes them; they set the expiry of what is
  * written. Call it once, from the fetch callback, with the reply it was given.
  *
+ * headers->flags apply to the reply's write: with NORMCACHE_WRITE_STRICT_KEYS a key
+ * fallback in the reply fails the execute call with NORMCACHE_EDATA, and nothing is
+ * written. headers->key_fallbacks is set to 0 and not filled: execute does not count.
+ *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (a reply that is not the one of a fetch
  * callback running on this thread, a reply already answered, a NULL body with a
- * non-zero length, headers->size too small, a max_age out of range or a header not
- * UTF-8, as normcache_write_ex checks them). Malformed header values fail the
- * execute call when the reply is written.
+ * non-zero length, headers->size too small, a max_age out of range, a header not
+ * UTF-8 or unknown flags, as normcache_write_ex checks them). Malformed header values
+ * fail the execute call when the reply is written.
  */
 int normcache_fetch_reply_set(normcache_fetch_reply *reply, const char *body, size_t body_len,
                               const normcache_write_options *headers);

@@ -115,6 +115,25 @@ enum Boundary {
         }
     }
 
+    /// Checks the `size` member of an options struct that has grown since its first
+    /// version, which ended before `firstNewMember`: at least that first version, which
+    /// callers built against it pass.
+    static func checkSize<Options, Member>(_ size: Int, firstNewMember: KeyPath<Options, Member>,
+                                           _ parameter: String) throws(NormCacheError) {
+        let firstVersion = MemoryLayout<Options>.offset(of: firstNewMember) ?? MemoryLayout<Options>.size
+        guard size >= firstVersion else {
+            throw NormCacheError(.invalidArgument,
+                                 "\(parameter)->size is \(size), below sizeof the struct's first version (\(firstVersion)): set it to sizeof")
+        }
+    }
+
+    /// Whether an options struct whose `size` member says `size` holds `member`: the
+    /// members added after its first version are read only then, never past `size`.
+    static func holds<Options, Member>(_ size: Int, _ member: KeyPath<Options, Member>) -> Bool {
+        guard let offset = MemoryLayout<Options>.offset(of: member) else { return false }
+        return size >= offset + MemoryLayout<Member>.size
+    }
+
     /// An input byte range that must be UTF-8 text.
     static func text(_ pointer: UnsafePointer<CChar>?, _ length: Int, _ parameter: String) throws(NormCacheError) -> String {
         guard let text = String(validating: try input(pointer, length, parameter), as: UTF8.self) else {

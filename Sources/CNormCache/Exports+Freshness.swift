@@ -38,15 +38,55 @@ public func normcache_write_ex(_ cache: OpaquePointer?, _ op: OpaquePointer?,
                                _ options: UnsafePointer<normcache_write_options>?,
                                _ outChanged: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.clear(outChanged, outLength)
-    return Boundary.run { () throws(NormCacheError) in
-        try Boundary.allow(outChanged, outLength, "out_changed")
-        let writeOptions = try WriteOptions(options)
-        let result = try caches.object(cache).write(operations.object(op), variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                                    response: Boundary.input(response, responseLength, "response_json"),
-                                                    options: writeOptions, reportingChanges: outChanged != nil)
-        try Boundary.output(JSONEncoding.stringArray(result.changed), outChanged, outLength)
-        return result.isStored ? NORMCACHE_OK : NORMCACHE_NOTSTORED
+    Boundary.returningWrite(outChanged, outLength, options) { (writeOptions, wanted) throws(NormCacheError) in
+        try caches.object(cache).write(operations.object(op), variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                       response: Boundary.input(response, responseLength, "response_json"),
+                                       options: writeOptions, reportingChanges: wanted)
+    }
+}
+
+@c @implementation
+public func normcache_put_ex(_ cache: OpaquePointer?, _ records: UnsafePointer<CChar>?, _ recordsLength: Int,
+                             _ options: UnsafePointer<normcache_write_options>?,
+                             _ outChanged: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                             _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.returningWrite(outChanged, outLength, options) { (writeOptions, wanted) throws(NormCacheError) in
+        try caches.object(cache).put(json: Boundary.input(records, recordsLength, "records_json"), options: writeOptions,
+                                     reportingChanges: wanted)
+    }
+}
+
+@c @implementation
+public func normcache_write_fragment_ex(_ cache: OpaquePointer?, _ fragment: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ keyLength: Int,
+                                        _ data: UnsafePointer<CChar>?, _ dataLength: Int,
+                                        _ variables: UnsafePointer<CChar>?, _ variablesLength: Int,
+                                        _ options: UnsafePointer<normcache_write_options>?,
+                                        _ outChanged: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                        _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    Boundary.returningWrite(outChanged, outLength, options) { (writeOptions, wanted) throws(NormCacheError) in
+        try caches.object(cache).writeFragment(operations.object(fragment), key: Boundary.text(key, keyLength, "key"),
+                                               data: Boundary.input(data, dataLength, "data_json"),
+                                               variables: Boundary.input(variables, variablesLength, "variables_json"),
+                                               options: writeOptions, reportingChanges: wanted)
+    }
+}
+
+extension Boundary {
+    /// Runs the body of a write that takes `normcache_write_options` (NULL: none):
+    /// checks the options and the optional `out_changed` pair, and hands over the changed
+    /// fields and the count of key fallbacks, with NORMCACHE_OK, or NORMCACHE_NOTSTORED
+    /// when the options said `no-store`.
+    static func returningWrite(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
+                               _ options: UnsafePointer<normcache_write_options>?,
+                               _ body: (WriteOptions, _ wanted: Bool) throws(NormCacheError) -> WriteResult) -> Int32 {
+        clear(out, outLength)
+        return run { () throws(NormCacheError) in
+            try allow(out, outLength, "out_changed")
+            let result = try body(WriteOptions(options), out != nil)
+            try output(JSONEncoding.stringArray(result.changed), out, outLength)
+            WriteOptions.keyFallbacks(of: options)?.pointee = result.keyFallbacks
+            return result.isStored ? NORMCACHE_OK : NORMCACHE_NOTSTORED
+        }
     }
 }
 
@@ -118,19 +158,35 @@ public func normcache_invalidate(_ cache: OpaquePointer?, _ key: UnsafePointer<C
 extension WriteOptions {
     /// The options of `normcache_write_ex` (NULL: none), named `name` in messages (the
     /// parameter: `options`, or `headers` for `normcache_fetch_reply_set`).
+    /// Its members are read one by one, those added after the struct's first version
+    /// (`flags`, `key_fallbacks`) only when `size` holds them; `*key_fallbacks` is set
+    /// to 0 once the size is checked.
     init(_ options: UnsafePointer<normcache_write_options>?, named name: String = "options") throws(NormCacheError) {
         self.init()
         guard let options else { return }
-        try Boundary.checkSize(options.pointee.size, of: normcache_write_options.self, name)
-        let given = options.pointee
-        guard given.max_age >= -1, given.max_age <= Int64(WriteOptions.maximumMaxAge) else {
-            throw NormCacheError(.invalidArgument, "\(name)->max_age is \(given.max_age): seconds from 0 to \(WriteOptions.maximumMaxAge), or -1 for none")
+        try Boundary.checkSize(options.pointee.size, firstNewMember: \normcache_write_options.flags, name)
+        Self.keyFallbacks(of: options)?.pointee = 0
+        let given = options.pointee.max_age
+        guard given >= -1, given <= Int64(WriteOptions.maximumMaxAge) else {
+            throw NormCacheError(.invalidArgument, "\(name)->max_age is \(given): seconds from 0 to \(WriteOptions.maximumMaxAge), or -1 for none")
         }
-        maxAge = given.max_age == -1 ? nil : UInt32(given.max_age)
-        cacheControl = try Self.header(given.cache_control, given.cache_control_len, "\(name)->cache_control")
-        age = try Self.header(given.age, given.age_len, "\(name)->age")
-        date = try Self.header(given.date, given.date_len, "\(name)->date")
-        expires = try Self.header(given.expires, given.expires_len, "\(name)->expires")
+        maxAge = given == -1 ? nil : UInt32(given)
+        cacheControl = try Self.header(options.pointee.cache_control, options.pointee.cache_control_len, "\(name)->cache_control")
+        age = try Self.header(options.pointee.age, options.pointee.age_len, "\(name)->age")
+        date = try Self.header(options.pointee.date, options.pointee.date_len, "\(name)->date")
+        expires = try Self.header(options.pointee.expires, options.pointee.expires_len, "\(name)->expires")
+        let flags = Boundary.holds(options.pointee.size, \normcache_write_options.flags) ? options.pointee.flags : 0
+        guard flags & ~NORMCACHE_WRITE_STRICT_KEYS == 0 else {
+            throw NormCacheError(.invalidArgument, "unknown \(name)->flags 0x\(String(flags, radix: 16))")
+        }
+        strictKeys = flags & NORMCACHE_WRITE_STRICT_KEYS != 0
+    }
+
+    /// Where `options` asks for the count of key fallbacks: its `key_fallbacks` member,
+    /// when its size holds it; nil for NULL options.
+    static func keyFallbacks(of options: UnsafePointer<normcache_write_options>?) -> UnsafeMutablePointer<Int>? {
+        guard let options, Boundary.holds(options.pointee.size, \normcache_write_options.key_fallbacks) else { return nil }
+        return options.pointee.key_fallbacks
     }
 
     /// A header value: NULL/0 is absent; any other text must be UTF-8.

@@ -56,10 +56,25 @@ public func normcache_normalize(_ op: OpaquePointer?, _ variables: UnsafePointer
                                 _ response: UnsafePointer<CChar>?, _ responseLength: Int,
                                 _ outRecords: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                 _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
-    Boundary.returningBlock(outRecords, outLength, "out_records") { () throws(NormCacheError) in
+    normcache_normalize_ex(op, variables, variablesLength, response, responseLength, 0, nil, outRecords, outLength)
+}
+
+@c @implementation
+public func normcache_normalize_ex(_ op: OpaquePointer?, _ variables: UnsafePointer<CChar>?, _ variablesLength: Int,
+                                   _ response: UnsafePointer<CChar>?, _ responseLength: Int, _ flags: UInt32,
+                                   _ outKeyFallbacks: UnsafeMutablePointer<Int>?,
+                                   _ outRecords: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                   _ outLength: UnsafeMutablePointer<Int>?) -> Int32 {
+    outKeyFallbacks?.pointee = 0
+    return Boundary.returningBlock(outRecords, outLength, "out_records") { () throws(NormCacheError) in
+        guard flags & ~NORMCACHE_WRITE_STRICT_KEYS == 0 else {
+            throw NormCacheError(.invalidArgument, "unknown normalize flags 0x\(String(flags, radix: 16))")
+        }
         let normalized = try NormalizedCache.normalizeBlock(operations.object(op),
                                                             variables: Boundary.input(variables, variablesLength, "variables_json"),
-                                                            response: Boundary.input(response, responseLength, "response_json"), strictKeys: false)
+                                                            response: Boundary.input(response, responseLength, "response_json"),
+                                                            strictKeys: flags & NORMCACHE_WRITE_STRICT_KEYS != 0)
+        outKeyFallbacks?.pointee = normalized.keyFallbacks
         return (normalized.block, normalized.count)
     }
 }

@@ -586,7 +586,7 @@ static void answer_badly(struct nc_network *net, const normcache_fetch_request *
     (void)request;
     CHECK_CODE(normcache_fetch_reply_set(reply, NULL, 3, NULL), NORMCACHE_EINVAL);
     nc_check_whole(__FILE__, __LINE__, "errmsg", normcache_errmsg(), messages[0]);
-    headers.size = sizeof headers - 1;
+    headers.size = offsetof(normcache_write_options, flags) - 1;
     CHECK_CODE(normcache_fetch_reply_set(reply, "{}", 2, &headers), NORMCACHE_EINVAL);
     nc_check_whole(__FILE__, __LINE__, "errmsg", normcache_errmsg(), messages[1]);
     headers = nc_write_options();
@@ -608,7 +608,7 @@ static void test_bad_answers_are_refused(void)
     /* The headers are checked as normcache_write_options, under their own name. */
     static const char *messages[] = {
         "body is NULL but its length is 3",
-        "headers->size is 79, below sizeof the struct (80): set it to sizeof",
+        "headers->size is 79, below sizeof the struct's first version (80): set it to sizeof",
         "headers->max_age is -2: seconds from 0 to 2147483647, or -1 for none",
         "headers->cache_control is not valid UTF-8",
         "message is NULL but its length is 1",

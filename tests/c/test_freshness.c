@@ -3,7 +3,8 @@
  * (normcache_set_clock): max-age rules from normcache_configure ("maxAges",
  * "defaultMaxAge") and from SDL (@cacheControl, @cacheControlField) and their
  * precedence; lifetimes from normcache_write_ex (max_age, Cache-Control, Age, Date,
- * Expires, no-cache, no-store); normcache_read_ex's whole result (OK, STALE, MISS,
+ * Expires, no-cache, no-store), normcache_put_ex and normcache_write_fragment_ex, and
+ * options of the struct's first version; normcache_read_ex's whole result (OK, STALE, MISS,
  * with and without a fragment key); normcache_invalidate by record, field and prefix;
  * the clock's failures and the system clock; and bad input, each with its exact
  * status and message, checking after every failed write that nothing was written.
@@ -147,7 +148,10 @@ static normcache_read_options read_options(unsigned flags, int64_t max_stale)
     return options;
 }
 
-/** Write options of the first version with no lifetime and no headers. */
+/** The size of the first version of normcache_write_options, which ended before `flags`. */
+#define FIRST_VERSION offsetof(normcache_write_options, flags)
+
+/** Write options of the current version with no lifetime, no headers and no flags. */
 static normcache_write_options write_options(void)
 {
     normcache_write_options options;
@@ -1010,6 +1014,271 @@ static void test_write_ex_without_options_and_with_a_larger_struct(void)
     CHECK_OK(normcache_close(cache));
 }
 
+/**
+ * Options of the first version (80 bytes on LP64, no flags nor key_fallbacks), in a block
+ * of exactly that size, are taken: a caller built against the old header still works,
+ * and the library reads nothing past `size` (AddressSanitizer would see it). A size that
+ * holds `flags` but not `key_fallbacks` has its flags read and its count left alone.
+ */
+static void test_write_options_of_the_first_version(void)
+{
+    struct test_clock clock;
+    normcache *cache = feed_cache(&clock, NULL, NULL);
+    normcache_op *feed = prepare(cache, feed_query);
+    normcache_op *missing_id = prepare(cache, "query Feed { feed(first: 2) { title } }");
+    normcache_write_options options = write_options();
+    normcache_write_options *first = malloc(FIRST_VERSION);
+    const char *no_id = "{\"data\": {\"feed\": [{\"__typename\": \"Article\", \"title\": \"One\"}]}}";
+    size_t fallbacks = 77;
+    char *out = NULL;
+    size_t length = 0;
+
+    CHECK(first != NULL);
+    options.size = FIRST_VERSION;
+    options.max_age = 5;
+    memcpy(first, &options, FIRST_VERSION);
+    CHECK_OK(normcache_write_ex(cache, feed, NULL, 0, feed_response, strlen(feed_response), first, &out, &length));
+    nc_check_output(__FILE__, __LINE__, "changed", out, length, FEED_CHANGED);
+    CHECK_OK(normcache_put_ex(cache, "{\"Article:1\": {\"title\": \"Uno\"}}", 31, first, &out, &length));
+    nc_check_output(__FILE__, __LINE__, "changed", out, length, "[\"Article:1.title\"]");
+    CHECK_READ_EX(cache, feed, NULL, NULL, NORMCACHE_OK,
+                  "{\"data\":{\"feed\":[{\"id\":\"1\",\"title\":\"Uno\",\"body\":\"B1\",\"author\":{\"id\":\"7\","
+                  "\"name\":\"Ada\"}},{\"id\":\"2\",\"title\":\"Two\",\"body\":\"B2\",\"author\":{\"id\":\"7\","
+                  "\"name\":\"Ada\"}}]},\"missing\":[],\"stale\":[],\"oldestWrittenAt\":784111777,"
+                  "\"earliestExpiry\":784111782}");
+    free(first);
+
+    /* flags held, key_fallbacks not: strict keys apply, the count is not written. */
+    options = write_options();
+    options.size = offsetof(normcache_write_options, key_fallbacks);
+    options.flags = NORMCACHE_WRITE_STRICT_KEYS;
+    options.key_fallbacks = &fallbacks;
+    CHECK_CODE(normcache_write_ex(cache, missing_id, NULL, 0, no_id, strlen(no_id), &options, NULL, NULL),
+               NORMCACHE_EDATA);
+    CHECK(fallbacks == 77);
+    options.flags = 0;
+    CHECK_OK(normcache_write_ex(cache, missing_id, NULL, 0, no_id, strlen(no_id), &options, NULL, NULL));
+    CHECK(fallbacks == 77);
+    options.size = sizeof options;
+    CHECK_OK(normcache_write_ex(cache, missing_id, NULL, 0, no_id, strlen(no_id), &options, NULL, NULL));
+    CHECK(fallbacks == 1);
+    CHECK_OK(normcache_op_free(missing_id));
+    CHECK_OK(normcache_op_free(feed));
+    CHECK_OK(normcache_close(cache));
+}
+
+/* ---------------------------------------------------------------------------
+ * Lifetimes of put and write_fragment
+ * ------------------------------------------------------------------------- */
+
+/** Article:1 with a title and a body, put without a lifetime at START. */
+#define ARTICLE_RECORDS "{\"Article:1\": {\"title\": \"One\", \"body\": \"B\"}}"
+
+/** A fragment read of Article:1: title and body. */
+#define ARTICLE_DATA(title) "{\"data\":{\"title\":\"" title "\",\"body\":\"B\"},"
+
+/** Implements CHECK_PUT_EX_FAILS. */
+static void check_put_ex_fails_at(int line, normcache *cache, const char *records,
+                                  const normcache_write_options *options, int code, const char *message)
+{
+    char *out = (char *)(void *)&out;
+    size_t length = 7;
+    nc_text before = {0};
+    nc_text after = {0};
+    dump_records(cache, &before);
+    nc_check_code(__FILE__, line, "normcache_put_ex",
+                  normcache_put_ex(cache, records, strlen(records), options, &out, &length), code);
+    if (out != NULL || length != 0) {
+        nc_fail(__FILE__, line, "a failed put_ex left its output set");
+    }
+    if (strcmp(normcache_errmsg(), message) != 0) {
+        nc_fail(__FILE__, line, "errmsg is \"%s\", expected \"%s\"", normcache_errmsg(), message);
+    }
+    dump_records(cache, &after);
+    if (after.len != before.len || memcmp(after.data, before.data, before.len) != 0) {
+        nc_fail(__FILE__, line, "a failed put_ex changed the records: %s, before: %s", after.data, before.data);
+    }
+    free(before.data);
+    free(after.data);
+}
+
+/**
+ * Puts `records` with normcache_put_ex and fails unless it returns `code` with the
+ * message `message`, clears its output and leaves every record as it was.
+ */
+#define CHECK_PUT_EX_FAILS(cache, records, options, code, message) \
+    check_put_ex_fails_at(__LINE__, (cache), (records), (options), (code), (message))
+
+/** put_ex stamps the fields it gives with its lifetime; the record's others keep theirs. */
+static void test_put_ex_stamps_only_the_fields_it_gives(void)
+{
+    struct test_clock clock;
+    normcache *cache = feed_cache(&clock, NULL, NULL);
+    normcache_op *parts = prepare(cache, "fragment Parts on Article { title body }");
+    normcache_write_options options = write_options();
+    normcache_read_options allowed = read_options(0, 100);
+    size_t fallbacks = 77;
+    char *out = NULL;
+    size_t length = 0;
+
+    CHECK_PUT(cache, ARTICLE_RECORDS, "[\"Article:1.title\",\"Article:1.body\"]");
+    clock.now = START + 10;
+    options.max_age = 60;
+    options.key_fallbacks = &fallbacks;
+    CHECK_OK(normcache_put_ex(cache, "{\"Article:1\": {\"title\": \"Uno\"}}", 31, &options, &out, &length));
+    nc_check_output(__FILE__, __LINE__, "changed", out, length, "[\"Article:1.title\"]");
+    CHECK(fallbacks == 0);
+    CHECK_READ_EX(cache, parts, "Article:1", NULL, NORMCACHE_OK,
+                  ARTICLE_DATA("Uno") "\"missing\":[],\"stale\":[],\"oldestWrittenAt\":784111777,"
+                                      "\"earliestExpiry\":784111847}");
+    clock.now = START + 70;
+    CHECK_READ_EX(cache, parts, "Article:1", &allowed, NORMCACHE_STALE,
+                  ARTICLE_DATA("Uno") "\"missing\":[],\"stale\":[{\"path\":[\"title\"],\"reason\":\"stale\","
+                                      "\"record\":\"Article:1\",\"field\":\"title\",\"writtenAt\":784111787,"
+                                      "\"expiredAt\":784111847}],\"oldestWrittenAt\":784111777,"
+                                      "\"earliestExpiry\":784111847}");
+    /* Strict keys change nothing for records given by key; options NULL is normcache_put. */
+    options.flags = NORMCACHE_WRITE_STRICT_KEYS;
+    options.max_age = -1;
+    CHECK_OK(normcache_put_ex(cache, "{\"QUERY_ROOT.feed.0\": {\"title\": \"T\"}}", 37, &options, NULL, NULL));
+    CHECK(fallbacks == 0);
+    CHECK_OK(normcache_put_ex(cache, "{\"Article:1\": {\"title\": \"Un\"}}", 30, NULL, &out, &length));
+    nc_check_output(__FILE__, __LINE__, "changed", out, length, "[\"Article:1.title\"]");
+    CHECK_READ_EX(cache, parts, "Article:1", NULL, NORMCACHE_OK,
+                  ARTICLE_DATA("Un") "\"missing\":[],\"stale\":[],\"oldestWrittenAt\":784111777,"
+                                     "\"earliestExpiry\":null}");
+    CHECK_OK(normcache_op_free(parts));
+    CHECK_OK(normcache_close(cache));
+}
+
+/** put_ex takes the server's headers as write_ex does; no-store writes and parses nothing. */
+static void test_put_ex_follows_the_servers_headers(void)
+{
+    struct test_clock clock;
+    normcache *cache = feed_cache(&clock, NULL, NULL);
+    normcache_op *parts = prepare(cache, "fragment Parts on Article { title body }");
+    normcache_write_options options = write_options();
+    char *out = NULL;
+    size_t length = 0;
+
+    SET_HEADER(options, cache_control, "public, max-age=600");
+    SET_HEADER(options, age, "100");
+    CHECK_OK(normcache_put_ex(cache, ARTICLE_RECORDS, strlen(ARTICLE_RECORDS), &options, &out, &length));
+    nc_check_output(__FILE__, __LINE__, "changed", out, length, "[\"Article:1.title\",\"Article:1.body\"]");
+    CHECK_READ_EX(cache, parts, "Article:1", NULL, NORMCACHE_OK,
+                  ARTICLE_DATA("One") "\"missing\":[],\"stale\":[],\"oldestWrittenAt\":784111777,"
+                                      "\"earliestExpiry\":784112277}");
+
+    options = write_options();
+    SET_HEADER(options, cache_control, "no-store");
+    CHECK_CODE(normcache_put_ex(cache, "{\"Article:2\": {\"title\": \"Two\"}}", 31, &options, &out, &length),
+               NORMCACHE_NOTSTORED);
+    nc_check_output(__FILE__, __LINE__, "changed", out, length, "[]");
+    CHECK_CODE(normcache_put_ex(cache, "not json", 8, &options, NULL, NULL), NORMCACHE_NOTSTORED);
+    CHECK_SEARCH(cache, "", NULL, 0, "[\"Article:1\"]");
+    CHECK_OK(normcache_op_free(parts));
+    CHECK_OK(normcache_close(cache));
+}
+
+/** Each bad put_ex: its exact status and message, the output cleared, nothing written. */
+static void test_bad_put_ex(void)
+{
+    struct test_clock clock;
+    normcache *cache = feed_cache(&clock, NULL, NULL);
+    normcache_write_options options = write_options();
+    char size_message[128];
+
+    CHECK_PUT(cache, ARTICLE_RECORDS, "[\"Article:1.title\",\"Article:1.body\"]");
+    SET_HEADER(options, cache_control, "max-age=abc");
+    CHECK_PUT_EX_FAILS(cache, "{\"Article:1\": {\"title\": \"Two\"}}", &options, NORMCACHE_EINVAL,
+                       "Cache-Control: malformed max-age at byte 8 ('max-age=abc'): it needs a whole number of seconds");
+    SET_HEADER(options, cache_control, "no-store, max-age=");
+    CHECK_PUT_EX_FAILS(cache, "{\"Article:1\": {\"title\": \"Two\"}}", &options, NORMCACHE_EINVAL,
+                       "Cache-Control: malformed max-age at byte 18 ('max-age='): it needs a whole number of seconds");
+    options = write_options();
+    options.size = FIRST_VERSION - 1;
+    snprintf(size_message, sizeof size_message,
+             "options->size is %zu, below sizeof the struct's first version (%zu): set it to sizeof",
+             FIRST_VERSION - 1, FIRST_VERSION);
+    CHECK_PUT_EX_FAILS(cache, "{\"Article:1\": {\"title\": \"Two\"}}", &options, NORMCACHE_EINVAL, size_message);
+    options = write_options();
+    options.max_age = -2;
+    CHECK_PUT_EX_FAILS(cache, "{\"Article:1\": {\"title\": \"Two\"}}", &options, NORMCACHE_EINVAL,
+                       "options->max_age is -2: seconds from 0 to 2147483647, or -1 for none");
+    options.max_age = 60;
+    options.flags = 0x10;
+    CHECK_PUT_EX_FAILS(cache, "{\"Article:1\": {\"title\": \"Two\"}}", &options, NORMCACHE_EINVAL,
+                       "unknown options->flags 0x10");
+    options.flags = 0;
+    CHECK_PUT_EX_FAILS(cache, "{\"Article:1\": {\"title\": 2", &options, NORMCACHE_EJSON,
+                       "JSON error at byte 25: unexpected end of input (truncated?)");
+    CHECK_PUT_EX_FAILS(NULL, ARTICLE_RECORDS, &options, NORMCACHE_EINVAL, "the cache handle is NULL");
+    CHECK_GET(cache, "Article:1", "{\"body\":\"B\",\"title\":\"One\"}");
+    CHECK_OK(normcache_close(cache));
+}
+
+/** write_fragment_ex stamps the fields its data carries; no-store and bad headers write nothing. */
+static void test_write_fragment_ex_lifetimes(void)
+{
+    struct test_clock clock;
+    normcache *cache = feed_cache(&clock, NULL, NULL);
+    normcache_op *parts = prepare(cache, "fragment Parts on Article { title body }");
+    normcache_op *title = prepare(cache, "fragment Title on Article { title }");
+    normcache_op *feed = prepare(cache, feed_query);
+    normcache_write_options options = write_options();
+    nc_text before = {0};
+    nc_text after = {0};
+    char *out = (char *)(void *)&out;
+    size_t length = 7;
+
+    CHECK_PUT(cache, ARTICLE_RECORDS, "[\"Article:1.title\",\"Article:1.body\"]");
+    clock.now = START + 5;
+    SET_HEADER(options, cache_control, "max-age=30");
+    CHECK_OK(normcache_write_fragment_ex(cache, title, "Article:1", 9, "{\"title\": \"Uno\"}", 16, NULL, 0, &options,
+                                         &out, &length));
+    nc_check_output(__FILE__, __LINE__, "changed", out, length, "[\"Article:1.title\"]");
+    CHECK_READ_EX(cache, parts, "Article:1", NULL, NORMCACHE_OK,
+                  ARTICLE_DATA("Uno") "\"missing\":[],\"stale\":[],\"oldestWrittenAt\":784111777,"
+                                      "\"earliestExpiry\":784111812}");
+    clock.now = START + 35;
+    CHECK_READ_EX(cache, parts, "Article:1", NULL, NORMCACHE_MISS,
+                  "{\"data\":null,\"missing\":[{\"path\":[\"title\"],\"reason\":\"stale\",\"record\":\"Article:1\","
+                  "\"field\":\"title\",\"writtenAt\":784111782,\"expiredAt\":784111812}],\"stale\":[],"
+                  "\"oldestWrittenAt\":784111777,\"earliestExpiry\":784111812}");
+
+    dump_records(cache, &before);
+    SET_HEADER(options, cache_control, "no-store");
+    CHECK_CODE(normcache_write_fragment_ex(cache, title, "Article:1", 9, "{\"title\": 5", 11, NULL, 0, &options, &out,
+                                           &length),
+               NORMCACHE_NOTSTORED);
+    nc_check_output(__FILE__, __LINE__, "changed", out, length, "[]");
+    SET_HEADER(options, cache_control, "max-age=x");
+    out = (char *)(void *)&out;
+    length = 7;
+    CHECK_CODE(normcache_write_fragment_ex(cache, title, "Article:1", 9, "{\"title\": \"Dos\"}", 16, NULL, 0,
+                                           &options, &out, &length),
+               NORMCACHE_EINVAL);
+    CHECK(out == NULL && length == 0);
+    CHECK_ERRMSG_IS("Cache-Control: malformed max-age at byte 8 ('max-age=x'): it needs a whole number of seconds");
+    options = write_options();
+    options.size = 0;
+    CHECK_CODE(normcache_write_fragment_ex(cache, title, "Article:1", 9, "{\"title\": \"Dos\"}", 16, NULL, 0,
+                                           &options, NULL, NULL),
+               NORMCACHE_EINVAL);
+    /* An operation is no fragment, as for normcache_write_fragment. */
+    CHECK_CODE(normcache_write_fragment_ex(cache, feed, "Article:1", 9, "{}", 2, NULL, 0, NULL, NULL, NULL),
+               NORMCACHE_EINVAL);
+    CHECK_ERRMSG_IS("'Feed' is an operation, not a fragment: write it with write");
+    dump_records(cache, &after);
+    CHECK(after.len == before.len && memcmp(after.data, before.data, before.len) == 0);
+    free(before.data);
+    free(after.data);
+    CHECK_OK(normcache_op_free(feed));
+    CHECK_OK(normcache_op_free(title));
+    CHECK_OK(normcache_op_free(parts));
+    CHECK_OK(normcache_close(cache));
+}
+
 /* ---------------------------------------------------------------------------
  * Invalidation
  * ------------------------------------------------------------------------- */
@@ -1459,18 +1728,21 @@ static void test_bad_write_options(void)
     options = write_options();
     options.size = 0;
     snprintf(size_message, sizeof size_message,
-             "options->size is 0, below sizeof the struct (%zu): set it to sizeof", sizeof options);
+             "options->size is 0, below sizeof the struct's first version (%zu): set it to sizeof", FIRST_VERSION);
     CHECK_WRITE_EX_FAILS(cache, feed, &options, NORMCACHE_EINVAL, size_message);
-    options.size = sizeof options - 1;
+    options.size = FIRST_VERSION - 1;
     snprintf(size_message, sizeof size_message,
-             "options->size is %zu, below sizeof the struct (%zu): set it to sizeof", sizeof options - 1,
-             sizeof options);
+             "options->size is %zu, below sizeof the struct's first version (%zu): set it to sizeof",
+             FIRST_VERSION - 1, FIRST_VERSION);
     CHECK_WRITE_EX_FAILS(cache, feed, &options, NORMCACHE_EINVAL, size_message);
     options.size = sizeof(size_t);
     snprintf(size_message, sizeof size_message,
-             "options->size is %zu, below sizeof the struct (%zu): set it to sizeof", sizeof(size_t),
-             sizeof options);
+             "options->size is %zu, below sizeof the struct's first version (%zu): set it to sizeof", sizeof(size_t),
+             FIRST_VERSION);
     CHECK_WRITE_EX_FAILS(cache, feed, &options, NORMCACHE_EINVAL, size_message);
+    options = write_options();
+    options.flags = 6;
+    CHECK_WRITE_EX_FAILS(cache, feed, &options, NORMCACHE_EINVAL, "unknown options->flags 0x6");
 
     options = write_options();
     options.max_age = -2;
@@ -1645,6 +1917,11 @@ int main(void)
     test_the_servers_headers_set_the_expiry();
     test_no_store_writes_nothing();
     test_write_ex_without_options_and_with_a_larger_struct();
+    test_write_options_of_the_first_version();
+    test_put_ex_stamps_only_the_fields_it_gives();
+    test_put_ex_follows_the_servers_headers();
+    test_bad_put_ex();
+    test_write_fragment_ex_lifetimes();
     test_a_field_invalidated_is_a_miss_with_its_reason();
     test_a_write_makes_an_invalidated_record_fresh();
     test_a_key_group_is_invalidated_at_once();
