@@ -16,9 +16,11 @@
  * write(op, response, variables), normalize(op, response, variables), read(op, variables,
  * partial), write_fragment(fragment, key, data, variables), read_fragment(fragment, key,
  * variables, partial). The C functions take the variables before the response.
- * Freshness follows that order: write(op, response, variables, WriteOptions) and
- * read_result(op, variables, ReadOptions, key), as the Python binding's write(op,
- * response, variables, max_age=..., headers=...) and read_result(op, variables, ...).
+ * Freshness follows that order: write(op, response, variables, WriteOptions),
+ * put(records, WriteOptions), write_fragment(fragment, key, data, variables,
+ * WriteOptions) and read_result(op, variables, ReadOptions, key), as the Python
+ * binding's write(op, response, variables, max_age=..., headers=..., strict_keys=...)
+ * and read_result(op, variables, ...).
  *
  * Fetching: Cache::execute(op, variables, ExecuteOptions, fetch, on_result) runs an
  * operation under a fetch policy, calling the host's fetch (a callable that may throw)
@@ -621,11 +623,11 @@ struct FullReadResult {
 };
 
 /**
- * How long the data of a write stays fresh (normcache_write_options): a lifetime of the
- * caller's and the response's caching headers, as the server sent them (nullopt:
- * absent). The fields the write carries expire at the earliest time these give (see
- * normcache_write_ex); Cache-Control: no-store stores nothing. The views must stay valid
- * during the call only.
+ * How a write stores what it carries (normcache_write_options): how long it stays fresh
+ * — a lifetime of the caller's and the response's caching headers, as the server sent
+ * them (nullopt: absent); the fields the write carries expire at the earliest time these
+ * give (see normcache_write_ex), and Cache-Control: no-store stores nothing — and
+ * whether key fallbacks are refused. The views must stay valid during the call only.
  */
 struct WriteOptions {
     /** Seconds the written fields stay fresh (0: stale at once), at most NORMCACHE_MAX_AGE_LIMIT. */
@@ -638,24 +640,43 @@ struct WriteOptions {
     std::optional<std::string_view> date;
     /** The response's Expires header value (an HTTP-date; "0": already expired). */
     std::optional<std::string_view> expires;
+    /**
+     * NORMCACHE_WRITE_STRICT_KEYS: an object of a keyed type that lacks its key fields
+     * throws DataError (naming its path, its type and the key fields) and nothing is
+     * written, instead of being keyed by its path and counted in key_fallbacks.
+     */
+    bool strict_keys = false;
 };
 
 /**
- * What Cache::write with WriteOptions did: whether it stored the response (false when
- * the response said Cache-Control: no-store: nothing was written, `changed` is empty)
- * and the changed "recordKey.fieldKey" strings, in input order.
+ * What a write with WriteOptions did (Cache::write, put, write_fragment): whether it
+ * stored the response (false when the response said Cache-Control: no-store: nothing
+ * was written, `changed` is empty), the changed "recordKey.fieldKey" strings, in input
+ * order, and how many objects of a keyed type were keyed by their path for want of
+ * their key fields (see NORMCACHE_WRITE_STRICT_KEYS).
  */
 struct WriteResult {
     bool stored = false;              ///< false: NORMCACHE_NOTSTORED, nothing written
     std::vector<std::string> changed; ///< the changed fields, as write returns them
+    std::size_t key_fallbacks = 0;    ///< objects keyed by path for want of key fields
 
-    /** Equal when both members are. */
+    /** Equal when every member is. */
     friend bool operator==(const WriteResult &a, const WriteResult &b)
     {
-        return a.stored == b.stored && a.changed == b.changed;
+        return a.stored == b.stored && a.changed == b.changed && a.key_fallbacks == b.key_fallbacks;
     }
     /** Not equal when a member differs. */
     friend bool operator!=(const WriteResult &a, const WriteResult &b) { return !(a == b); }
+};
+
+/**
+ * What Cache::normalize_result gives: the records a write of the response stores, as
+ * normalize returns them, and how many objects it keyed by path for want of their key
+ * fields.
+ */
+struct NormalizeResult {
+    std::string records;           ///< the records JSON, as normalize returns it
+    std::size_t key_fallbacks = 0; ///< objects keyed by path for want of key fields
 };
 
 /**
@@ -954,6 +975,7 @@ struct FetchReply {
     std::optional<std::string> age;           ///< the Age header's value
     std::optional<std::string> date;          ///< the Date header's value
     std::optional<std::string> expires;       ///< the Expires header's value
+    bool strict_keys = false;                 ///< refuse key fallbacks in the body's write (DataError)
 };
 
 /**
@@ -1276,6 +1298,7 @@ inline ::normcache_write_options native_write_options(const WriteOptions &option
     set_header(options.age, native.age, native.age_len);
     set_header(options.date, native.date, native.date_len);
     set_header(options.expires, native.expires, native.expires_len);
+    native.flags = options.strict_keys ? NORMCACHE_WRITE_STRICT_KEYS : 0u;
     return native;
 }
 
@@ -1333,7 +1356,7 @@ inline int fetch_trampoline(void *context, const ::normcache_fetch_request *requ
         const FetchReply answer = (*execution.fetch)(cpp_request);
         const ::normcache_write_options headers = native_write_options(
             WriteOptions{answer.max_age, view_of(answer.cache_control), view_of(answer.age), view_of(answer.date),
-                         view_of(answer.expires)});
+                         view_of(answer.expires), answer.strict_keys});
         check(normcache_fetch_reply_set(reply, answer.body.data(), answer.body.size(), &headers));
     } catch (const FetchError &error) {
         const char *message = error.what();
@@ -1615,22 +1638,43 @@ public:
     WriteResult write(const Operation &operation, std::string_view response_json,
                       std::string_view variables_json, const WriteOptions &options)
     {
-        ::normcache_write_options native{};
-        native.size = sizeof native;
-        native.max_age = options.max_age ? static_cast<std::int64_t>(*options.max_age) : -1;
-        detail::set_header(options.cache_control, native.cache_control, native.cache_control_len);
-        detail::set_header(options.age, native.age, native.age_len);
-        detail::set_header(options.date, native.date, native.date_len);
-        detail::set_header(options.expires, native.expires, native.expires_len);
-        Buffer changed;
-        const int code = normcache_write_ex(live(), operation.live(), variables_json.data(),
-                                            variables_json.size(), response_json.data(),
-                                            response_json.size(), &native, changed.out(),
-                                            changed.out_len());
-        if (code != NORMCACHE_OK && code != NORMCACHE_NOTSTORED) {
-            detail::throw_error(code);
-        }
-        return WriteResult{code == NORMCACHE_OK, detail::parse_string_array(changed.view())};
+        return write_with(options, [&](const ::normcache_write_options &native, Buffer &changed) {
+            return normcache_write_ex(live(), operation.live(), variables_json.data(), variables_json.size(),
+                                      response_json.data(), response_json.size(), &native, changed.out(),
+                                      changed.out_len());
+        });
+    }
+
+    /**
+     * Merges `records_json` as put does, with the lifetime `options` gives
+     * (normcache_put_ex): the fields it gives are stamped, the records' other fields keep
+     * their times. Returns whether it was stored (not with Cache-Control: no-store, which
+     * writes and parses nothing) and the changed keys; key_fallbacks is 0. Throws as put
+     * does, and InvalidArgumentError for bad options, as write with WriteOptions.
+     */
+    WriteResult put(std::string_view records_json, const WriteOptions &options)
+    {
+        return write_with(options, [&](const ::normcache_write_options &native, Buffer &changed) {
+            return normcache_put_ex(live(), records_json.data(), records_json.size(), &native, changed.out(),
+                                    changed.out_len());
+        });
+    }
+
+    /**
+     * The records of `response_json` as normalize gives them, and how many objects were
+     * keyed by path for want of their key fields (normcache_normalize_ex); with
+     * `strict_keys` the first such object throws DataError instead. Throws as normalize.
+     */
+    static NormalizeResult normalize_result(const Operation &operation, std::string_view response_json,
+                                            std::string_view variables_json = {}, bool strict_keys = false)
+    {
+        Buffer records;
+        std::size_t fallbacks = 0;
+        detail::check(normcache_normalize_ex(operation.live(), variables_json.data(), variables_json.size(),
+                                             response_json.data(), response_json.size(),
+                                             strict_keys ? NORMCACHE_WRITE_STRICT_KEYS : 0u, &fallbacks,
+                                             records.out(), records.out_len()));
+        return NormalizeResult{records.str(), fallbacks};
     }
 
     /**
@@ -1702,6 +1746,21 @@ public:
                                                variables_json.data(), variables_json.size(),
                                                changed.out(), changed.out_len()));
         return detail::parse_string_array(changed.view());
+    }
+
+    /**
+     * Writes `data_json` through `fragment` as write_fragment does, with the lifetime and
+     * the key rule `options` give (normcache_write_fragment_ex); returns as write with
+     * WriteOptions does. Throws as write_fragment, and as write with WriteOptions.
+     */
+    WriteResult write_fragment(const Operation &fragment, std::string_view key, std::string_view data_json,
+                               std::string_view variables_json, const WriteOptions &options)
+    {
+        return write_with(options, [&](const ::normcache_write_options &native, Buffer &changed) {
+            return normcache_write_fragment_ex(live(), fragment.live(), key.data(), key.size(), data_json.data(),
+                                               data_json.size(), variables_json.data(), variables_json.size(),
+                                               &native, changed.out(), changed.out_len());
+        });
     }
 
     /**
@@ -1941,6 +2000,25 @@ private:
             detail::throw_error(code);
         }
         return ReadResult{code == NORMCACHE_OK, json.str()};
+    }
+
+    /**
+     * Runs a write that takes normcache_write_options: `call(native, changed)` makes the
+     * C call with `options` as the library takes them, counting the key fallbacks;
+     * returns its WriteResult, or throws on a failure.
+     */
+    template <typename Call>
+    static WriteResult write_with(const WriteOptions &options, Call call)
+    {
+        ::normcache_write_options native = detail::native_write_options(options);
+        std::size_t fallbacks = 0;
+        native.key_fallbacks = &fallbacks;
+        Buffer changed;
+        const int code = call(static_cast<const ::normcache_write_options &>(native), changed);
+        if (code != NORMCACHE_OK && code != NORMCACHE_NOTSTORED) {
+            detail::throw_error(code);
+        }
+        return WriteResult{code == NORMCACHE_OK, detail::parse_string_array(changed.view()), fallbacks};
     }
 
     /** The C handle; throws ClosedError when the cache is closed or moved from. */

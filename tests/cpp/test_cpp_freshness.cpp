@@ -1,7 +1,7 @@
 // test_cpp_freshness.cpp — freshness through the C++17 binding bindings/cpp/normcache.hpp:
 // set_clock (a Clock, a C clock, the system clock; what a clock that throws or answers
-// below 0 does; how long the binding keeps a Clock), write with WriteOptions (max_age,
-// the response's caching headers, no-store), read_result (complete, stale, miss, with a
+// below 0 does; how long the binding keeps a Clock), write, put and write_fragment with
+// WriteOptions (max_age, the response's caching headers, no-store), read_result (complete, stale, miss, with a
 // fragment key, the two times), invalidate and invalidate_prefix, and the exception of
 // each failure, with exact outputs.
 
@@ -66,7 +66,8 @@ std::string show(const NormCache::ReadResult &result)
 /// Shows a write result in a failure message.
 std::string show(const WriteResult &result)
 {
-    return std::string(result.stored ? "stored " : "not stored ") + show(result.changed);
+    return std::string(result.stored ? "stored " : "not stored ") + show(result.changed) + " key fallbacks " +
+           std::to_string(result.key_fallbacks);
 }
 
 /// Sun, 06 Nov 1994 08:49:37 GMT (RFC 9110's example date): the clock starts here.
@@ -251,6 +252,42 @@ void test_read_result_of_a_fragment()
 
 /// WriteOptions: max_age, the server's headers (the lower wins), no-cache, and no-store,
 /// which stores nothing and says so.
+/// put and write_fragment with WriteOptions stamp the fields they carry, follow the
+/// server's headers, store nothing with no-store, and throw on bad headers, changing nothing.
+void test_put_and_write_fragment_with_options()
+{
+    TestClock clock;
+    Cache cache = feed_cache(clock);
+    const Operation parts = cache.prepare("fragment Parts on Article { title body }");
+    const Operation title = cache.prepare("fragment Title on Article { title }");
+    CHECK_EQ(cache.put(R"({"Article:1": {"title": "One", "body": "B"}})"), (Strings{"Article:1.title", "Article:1.body"}));
+    clock.now = start + 10;
+    CHECK_EQ(cache.put(R"({"Article:1": {"title": "Uno"}})", WriteOptions{60, {}, {}, {}, {}}),
+             (WriteResult{true, {"Article:1.title"}, 0}));
+    CHECK_EQ(cache.read_result(parts, "", ReadOptions{}, "Article:1"),
+             result(ReadStatus::complete, R"({"title":"Uno","body":"B"})", "[]", "[]", start, start + 70));
+    CHECK_EQ(cache.put(R"({"Article:1": {"title": "Un"}})", WriteOptions{{}, "max-age=600", "100", {}, {}}),
+             (WriteResult{true, {"Article:1.title"}, 0}));
+    CHECK_EQ(cache.read_result(parts, "", ReadOptions{}, "Article:1").earliest_expiry, start + 510);
+    CHECK_EQ(cache.put("not json", WriteOptions{{}, "no-store", {}, {}, {}}), (WriteResult{false, {}, 0}));
+    CHECK_THROWS_EXACT(cache.put(R"({"Article:1": {"title": "Dos"}})", WriteOptions{{}, "max-age=abc", {}, {}, {}}),
+                       NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
+                       "Cache-Control: malformed max-age at byte 8 ('max-age=abc'): it needs a whole number of seconds");
+
+    clock.now = start + 20;
+    CHECK_EQ(cache.write_fragment(title, "Article:1", R"({"title": "Tres"})", "", WriteOptions{30, {}, {}, {}, {}}),
+             (WriteResult{true, {"Article:1.title"}, 0}));
+    CHECK_EQ(cache.read_result(parts, "", ReadOptions{}, "Article:1"),
+             result(ReadStatus::complete, R"({"title":"Tres","body":"B"})", "[]", "[]", start, start + 50));
+    CHECK_EQ(cache.write_fragment(title, "Article:1", R"({"title": 5)", "", WriteOptions{{}, "no-store", {}, {}, {}}),
+             (WriteResult{false, {}, 0}));
+    CHECK_THROWS_EXACT(cache.write_fragment(title, "Article:1", R"({"title": "Cuatro"})", "",
+                                            WriteOptions{{}, {}, "soon", {}, {}}),
+                       NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
+                       "Age: malformed value at byte 0 ('soon'): it needs a whole number of seconds");
+    CHECK_EQ(cache.get("Article:1"), std::optional<std::string>(R"({"body":"B","title":"Tres"})"));
+}
+
 void test_write_with_options()
 {
     struct Case {
@@ -599,6 +636,7 @@ int main()
     test_read_result_with_a_rule();
     test_read_result_of_a_fragment();
     test_write_with_options();
+    test_put_and_write_fragment_with_options();
     test_bad_write_options();
     test_invalidate();
     test_failing_clocks();
