@@ -87,6 +87,7 @@ from .fetching import (
     Source,
 )
 from .freshness import FieldReport, Missing, ReadResult, ReadStatus, Reason, Stale, WriteResult
+from .normalized import NormalizedRecords
 from .operation import Operation
 from .resolver import KeyAnswer, KeyResolver, ResponseObject
 
@@ -131,6 +132,7 @@ __all__ = [
     "KeyResolver",
     "LibraryLoadError",
     "Missing",
+    "NormalizedRecords",
     "NotACacheError",
     "OnResult",
     "Operation",

@@ -43,6 +43,8 @@ READ_PARTIAL = 1
 READ_IGNORE_FRESHNESS = 2
 #: NORMCACHE_INVALIDATE_PREFIX, the normcache_invalidate flag: the key is a prefix.
 INVALIDATE_PREFIX = 1
+#: NORMCACHE_WRITE_STRICT_KEYS: a key fallback fails the write instead of being counted.
+WRITE_STRICT_KEYS = 1
 #: NORMCACHE_MAX_AGE_LIMIT: the largest max_age a write accepts, in seconds.
 MAX_AGE_LIMIT = 2147483647
 
@@ -109,8 +111,10 @@ ERROR_POLICIES = {"none": 0, "ignore": 1, "all": 2}
 
 
 class WriteOptions(Structure):
-    """normcache_write_options: the lifetime a write gives what it stores (normcache_write_ex).
-    `size` is set to the struct's size; a header absent is a NULL pointer with length 0."""
+    """normcache_write_options: the lifetime a write gives what it stores and whether key
+    fallbacks are refused (normcache_write_ex, put_ex, write_fragment_ex). `size` is set to
+    the struct's size; a header absent is a NULL pointer with length 0; `key_fallbacks`,
+    when set, points at the c_size_t that receives the count."""
 
     _fields_ = [
         ("size", c_size_t),
@@ -123,6 +127,8 @@ class WriteOptions(Structure):
         ("date_len", c_size_t),
         ("expires", c_char_p),
         ("expires_len", c_size_t),
+        ("flags", c_uint),
+        ("key_fallbacks", POINTER(c_size_t)),
     ]
 
     def __init__(self) -> None:
@@ -209,6 +215,7 @@ _PROTOTYPES = {
     "normcache_open": (c_int, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(CacheHandle)]),
     "normcache_close": (c_int, [CacheHandle]),
     "normcache_put": (c_int, [CacheHandle, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_put_ex": (c_int, [CacheHandle, c_char_p, c_size_t, POINTER(WriteOptions), _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_get": (c_int, [CacheHandle, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_remove": (c_int, [CacheHandle, c_char_p, c_size_t]),
     "normcache_remove_field": (c_int, [CacheHandle, c_char_p, c_size_t, c_char_p, c_size_t]),
@@ -244,6 +251,10 @@ _PROTOTYPES = {
         c_int,
         [OperationHandle, c_char_p, c_size_t, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
     ),
+    "normcache_normalize_ex": (
+        c_int,
+        [OperationHandle, c_char_p, c_size_t, c_char_p, c_size_t, c_uint, POINTER(c_size_t), _BUFFER_OUT, _LENGTH_OUT],
+    ),
     "normcache_write": (
         c_int,
         [CacheHandle, OperationHandle, c_char_p, c_size_t, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
@@ -267,6 +278,22 @@ _PROTOTYPES = {
             c_size_t,
             c_char_p,
             c_size_t,
+            _BUFFER_OUT,
+            _LENGTH_OUT,
+        ],
+    ),
+    "normcache_write_fragment_ex": (
+        c_int,
+        [
+            CacheHandle,
+            OperationHandle,
+            c_char_p,
+            c_size_t,
+            c_char_p,
+            c_size_t,
+            c_char_p,
+            c_size_t,
+            POINTER(WriteOptions),
             _BUFFER_OUT,
             _LENGTH_OUT,
         ],

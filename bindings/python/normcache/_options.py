@@ -1,15 +1,16 @@
 """The option structs of the calls that take a lifetime or a policy, built from the
-arguments of the Python API: normcache_write_options from max_age and a response's
-headers (Cache.write, put_document, a fetch's reply), the max_stale of
-normcache_read_options, and normcache_execute_options from policy names."""
+arguments of the Python API: normcache_write_options from max_age, a response's headers
+and strict_keys (Cache.write, put, write_fragment, put_document, a fetch's reply), the
+max_stale of normcache_read_options, and normcache_execute_options from policy names."""
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Iterable
+from ctypes import c_size_t, pointer
 from typing import Any, Literal, Protocol
 
-from ._library import EINVAL, ERROR_POLICIES, MAX_AGE_LIMIT, POLICIES, ExecuteOptions, WriteOptions
+from ._library import EINVAL, ERROR_POLICIES, MAX_AGE_LIMIT, POLICIES, WRITE_STRICT_KEYS, ExecuteOptions, WriteOptions
 from .errors import InvalidArgumentError
 
 #: A fetch policy of Cache.execute (the C enum normcache_policy): when to read the cache
@@ -87,16 +88,31 @@ def header_values(headers: Headers) -> dict[str, bytes]:
     return {member: ", ".join(values).encode("utf-8") for member, values in found.items()}
 
 
-def write_options(max_age: int | None, headers: Headers | None) -> WriteOptions | None:
-    """The normcache_write_options of a write (None when it gives no lifetime)."""
-    if max_age is None and headers is None:
+def write_options(max_age: int | None, headers: Headers | None, strict_keys: bool = False) -> WriteOptions | None:
+    """The normcache_write_options of a write (None when it gives no lifetime and allows key
+    fallbacks). A strict_keys that is not a bool raises TypeError."""
+    if not isinstance(strict_keys, bool):
+        raise TypeError(f"strict_keys must be a bool, not {type(strict_keys).__name__}")
+    if max_age is None and headers is None and not strict_keys:
         return None
     options = WriteOptions()
     options.max_age = seconds(max_age, "max_age", MAX_AGE_LIMIT)
     for member, value in ({} if headers is None else header_values(headers)).items():
         setattr(options, member, value)  # the struct keeps the bytes alive
         setattr(options, f"{member}_len", len(value))
+    options.flags = WRITE_STRICT_KEYS if strict_keys else 0
     return options
+
+
+def counted_write_options(
+    max_age: int | None, headers: Headers | None, strict_keys: bool
+) -> tuple[WriteOptions, c_size_t]:
+    """The normcache_write_options of a write that counts its key fallbacks, and the
+    c_size_t its key_fallbacks member points at (the count, once the call has returned)."""
+    options = write_options(max_age, headers, strict_keys) or WriteOptions()
+    count = c_size_t()
+    options.key_fallbacks = pointer(count)
+    return options, count
 
 
 def _choice(value: object, name: str, choices: dict[str, int]) -> int:

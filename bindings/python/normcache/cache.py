@@ -17,7 +17,7 @@ import operator
 import os
 import threading
 from collections.abc import Mapping
-from ctypes import byref, c_uint64
+from ctypes import byref, c_size_t, c_uint64
 from typing import Any, Literal, Optional, Union
 
 from ._library import (
@@ -28,18 +28,29 @@ from ._library import (
     NOTSTORED,
     READ_IGNORE_FRESHNESS,
     READ_PARTIAL,
+    WRITE_STRICT_KEYS,
     CacheHandle,
     OperationHandle,
     ReadOptions,
     call_with_buffer,
     lib,
 )
-from ._options import ErrorPolicy, Headers, Policy, execute_options, max_stale_seconds, seconds, write_options
+from ._options import (
+    ErrorPolicy,
+    Headers,
+    Policy,
+    counted_write_options,
+    execute_options,
+    max_stale_seconds,
+    seconds,
+    write_options,
+)
 from .clock import Clock, ClockSlot, set_clock
 from .errors import CacheMiss, InvalidArgumentError
 from .fetching import READ_STATUSES, AsyncExecution, AsyncFetch, Execution, ExecutionResult, Fetch, OnResult
 from .freshness import ReadResult, WriteResult, missing_from_json
 from .managed import ManagedHandle, raises_closed_error
+from .normalized import NormalizedRecords
 from .operation import Operation
 from .resolver import KeyResolver, set_key_resolver
 
@@ -216,13 +227,21 @@ class Cache(ManagedHandle[CacheHandle]):
         return f"<normcache.Cache {self._path!r} {state}{mode}>"
 
     @raises_closed_error
-    def put(self, records: Records) -> list[str]:
+    def put(self, records: Records, *, max_age: int | None = None, headers: Headers | None = None) -> WriteResult:
         """Merge records field by field in one atomic write; return the changed
-        "recordKey.fieldKey" strings in input order ([] when nothing changed)."""
+        "recordKey.fieldKey" strings in input order ([] when nothing changed) as a
+        WriteResult, a list whose `stored` is False when `headers` said Cache-Control:
+        no-store (nothing is then parsed or written).
+
+        The fields given get the time of the write and, with `max_age` or the response's
+        caching `headers`, the expiry write() would give them; the records' other fields
+        keep their times. A max_age out of range or a malformed Cache-Control, Age or Date
+        value raises InvalidArgumentError, and nothing is written.
+        """
         data = _encode_records(records)
-        _, buffer = call_with_buffer(lib.normcache_put, self._live_handle(), data, len(data))
-        changed: list[str] = json.loads(buffer)
-        return changed
+        return self._write_counted(
+            lib.normcache_put_ex, (self._live_handle(), data, len(data)), True, max_age, headers, False
+        )
 
     @raises_closed_error
     def get(self, key: Key) -> dict[str, Any] | None:
@@ -334,22 +353,36 @@ class Cache(ManagedHandle[CacheHandle]):
         return Operation(op)
 
     @raises_closed_error
-    def normalize(self, op: Operation, response: JSONInput, variables: Variables = None) -> dict[str, Any]:
+    def normalize(
+        self, op: Operation, response: JSONInput, variables: Variables = None, *, strict_keys: bool = False
+    ) -> NormalizedRecords:
         """The records a GraphQL response of `op` splits into, without touching any cache
-        (this one may even be closed): {"Droid:2001": {"name": "R2-D2", ...}, ...}.
+        (this one may even be closed): {"Droid:2001": {"name": "R2-D2", ...}, ...}, a dict
+        whose `key_fallbacks` counts the objects of a keyed type keyed by their path for
+        want of their key fields (see write()); with strict_keys=True the first one raises
+        DataError instead.
 
         `response` is the whole response, {"data": ..., "errors": ...}: its data alone, or
         another top-level member than data, errors and extensions, raises DataError ({}
         for data null or absent beside errors). A variable `op` does not declare raises
         InvalidArgumentError.
         """
+        if not isinstance(strict_keys, bool):
+            raise TypeError(f"strict_keys must be a bool, not {type(strict_keys).__name__}")
         data = _encode_json(response, "response")
         encoded_variables, variables_len = _encode_variables(variables)
+        fallbacks = c_size_t()
         _, buffer = call_with_buffer(
-            lib.normcache_normalize, _operation_handle(op), encoded_variables, variables_len, data, len(data)
+            lib.normcache_normalize_ex,
+            _operation_handle(op),
+            encoded_variables,
+            variables_len,
+            data,
+            len(data),
+            WRITE_STRICT_KEYS if strict_keys else 0,
+            byref(fallbacks),
         )
-        records: dict[str, Any] = json.loads(buffer)
-        return records
+        return NormalizedRecords(json.loads(buffer), fallbacks.value)
 
     @raises_closed_error
     def write(
@@ -361,6 +394,7 @@ class Cache(ManagedHandle[CacheHandle]):
         changes: bool = True,
         max_age: int | None = None,
         headers: Headers | None = None,
+        strict_keys: bool = False,
     ) -> WriteResult:
         """Normalize a response of `op` and merge its records in one atomic write; return the
         changed "recordKey.fieldKey" strings ([] with changes=False, which spares building
@@ -377,25 +411,38 @@ class Cache(ManagedHandle[CacheHandle]):
         "defaultMaxAge", SDL @cacheControl) apply besides, when the data is read. A
         max_age out of range or a malformed Cache-Control, Age or Date value raises
         InvalidArgumentError, and nothing is written.
+
+        An object of a type a key rule covers (@typePolicy, configure's "typePolicies" or
+        "defaultKeyFields") whose key fields the response lacks (or holds as null) is
+        keyed by its path, as Apollo iOS does ("QUERY_ROOT.feed.2" rather than
+        "Article:7"), and counted in the result's `key_fallbacks`; with strict_keys=True
+        it raises DataError naming its path, its type and the key fields, and nothing is
+        written.
         """
         data = _encode_json(response, "response")
         encoded_variables, variables_len = _encode_variables(variables)
-        options = write_options(max_age, headers)
-        arguments = (
-            self._live_handle(),
-            _operation_handle(op),
-            encoded_variables,
-            variables_len,
-            data,
-            len(data),
-            None if options is None else byref(options),
-        )
+        arguments = (self._live_handle(), _operation_handle(op), encoded_variables, variables_len, data, len(data))
+        return self._write_counted(lib.normcache_write_ex, arguments, changes, max_age, headers, strict_keys)
+
+    def _write_counted(
+        self,
+        function: Any,
+        arguments: tuple[Any, ...],
+        changes: bool,
+        max_age: int | None,
+        headers: Headers | None,
+        strict_keys: bool,
+    ) -> WriteResult:
+        """Call a write that takes normcache_write_options after `arguments` (write_ex,
+        put_ex, write_fragment_ex) with the options of max_age, headers and strict_keys;
+        return its WriteResult, with the changed keys only when `changes`."""
+        options, fallbacks = counted_write_options(max_age, headers, strict_keys)
         if not changes:
-            status: int = lib.normcache_write_ex(*arguments, None, None)
-            return WriteResult(stored=status != NOTSTORED)
-        status, buffer = call_with_buffer(lib.normcache_write_ex, *arguments)
+            status: int = function(*arguments, byref(options), None, None)
+            return WriteResult(stored=status != NOTSTORED, key_fallbacks=fallbacks.value)
+        status, buffer = call_with_buffer(function, *arguments, byref(options))
         changed: list[str] = json.loads(buffer)
-        return WriteResult(changed, stored=status != NOTSTORED)
+        return WriteResult(changed, stored=status != NOTSTORED, key_fallbacks=fallbacks.value)
 
     def _read(self, op: Operation, variables: Variables, partial: bool) -> bytes:
         """The data JSON of `op` from the cache; CacheMiss when some of it is missing."""
@@ -535,14 +582,27 @@ class Cache(ManagedHandle[CacheHandle]):
         return data
 
     @raises_closed_error
-    def write_fragment(self, fragment: Operation, key: Key, data: JSONInput, variables: Variables = None) -> list[str]:
+    def write_fragment(
+        self,
+        fragment: Operation,
+        key: Key,
+        data: JSONInput,
+        variables: Variables = None,
+        *,
+        max_age: int | None = None,
+        headers: Headers | None = None,
+        strict_keys: bool = False,
+    ) -> WriteResult:
         """Write `data`, the object a prepared fragment selects, as the record `key` in one
-        atomic write; return the changed "recordKey.fieldKey" strings."""
+        atomic write; return the changed "recordKey.fieldKey" strings as a WriteResult.
+        `max_age`, `headers` and `strict_keys` work as for write(): the fields `data`
+        carries get that lifetime (Cache-Control: no-store writes nothing), and an object
+        below `key` that lacks its key fields is counted in `key_fallbacks`, or with
+        strict_keys=True raises DataError."""
         encoded_key = _encode_key(key, "key")
         encoded = _encode_json(data, "data")
         encoded_variables, variables_len = _encode_variables(variables)
-        _, buffer = call_with_buffer(
-            lib.normcache_write_fragment,
+        arguments = (
             self._live_handle(),
             _operation_handle(fragment),
             encoded_key,
@@ -552,8 +612,7 @@ class Cache(ManagedHandle[CacheHandle]):
             encoded_variables,
             variables_len,
         )
-        changed: list[str] = json.loads(buffer)
-        return changed
+        return self._write_counted(lib.normcache_write_fragment_ex, arguments, True, max_age, headers, strict_keys)
 
     # --- freshness ---------------------------------------------------------------------
 

@@ -145,11 +145,14 @@ class FetchReply:
     Cache.write reads them) and a lifetime of the host's, `max_age` seconds (for
     execute_document, None takes the call's max_age). The expiry of what is written is
     the earliest of now + max_age and what the headers say; Cache-Control: no-store
-    writes nothing (the result is still returned)."""
+    writes nothing (the result is still returned). With `strict_keys` an object of a
+    keyed type that lacks its key fields fails the call with DataError, as in
+    Cache.write, and nothing is written."""
 
     body: Body
     headers: Headers | None = None
     max_age: int | None = None
+    strict_keys: bool = False
 
 
 #: What a fetch function may answer (see the module's text).
@@ -258,9 +261,10 @@ def reply_of(answer: object, default_max_age: int | None) -> _Reply:
     write_options) for an answer that cannot be used."""
     max_age: int | None = None
     headers: Headers | None = None
+    strict_keys = False
     if isinstance(answer, FetchReply):
         body: object = answer.body
-        headers, max_age = answer.headers, answer.max_age
+        headers, max_age, strict_keys = answer.headers, answer.max_age, answer.strict_keys
     elif isinstance(answer, tuple):
         if len(answer) != 2:
             raise TypeError(f"the fetch returned a tuple of {len(answer)} items, not (body, headers)")
@@ -281,7 +285,7 @@ def reply_of(answer: object, default_max_age: int | None) -> _Reply:
             "a body (bytes or str) or a response object"
         )
     encoded = _encode_body(body)
-    return encoded, write_options(default_max_age if max_age is None else max_age, headers)
+    return encoded, write_options(default_max_age if max_age is None else max_age, headers, strict_keys)
 
 
 def _graphql_errors(body: bytes | None) -> list[dict[str, Any]] | None:

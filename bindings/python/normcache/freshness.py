@@ -139,26 +139,36 @@ class ReadResult:
 
 
 class WriteResult(list[str]):
-    """What Cache.write returns: the list of the changed "recordKey.fieldKey" strings, as
-    before, with `stored` False when the response said Cache-Control: no-store and the
-    cache stored nothing (the list is then empty). It compares equal to a plain list."""
+    """What Cache.write, put and write_fragment return: the list of the changed
+    "recordKey.fieldKey" strings, as before, with `stored` False when the response said
+    Cache-Control: no-store and the cache stored nothing (the list is then empty), and
+    `key_fallbacks`, the number of objects of a keyed type keyed by their path for want of
+    their key fields. It compares equal to a plain list."""
 
-    __slots__ = ("_stored",)
+    __slots__ = ("_key_fallbacks", "_stored")
 
-    def __init__(self, changed: Iterable[str] = (), stored: bool = True) -> None:
-        """The changed keys `changed`, and whether the response was stored."""
+    def __init__(self, changed: Iterable[str] = (), stored: bool = True, key_fallbacks: int = 0) -> None:
+        """The changed keys `changed`, whether the response was stored, and the key fallbacks."""
         super().__init__(changed)
         self._stored = stored
+        self._key_fallbacks = key_fallbacks
 
     @property
     def stored(self) -> bool:
         """Whether the write stored the response (False: Cache-Control: no-store)."""
         return self._stored
 
-    def __repr__(self) -> str:
-        """WriteResult(['A:1.x'], stored=True)."""
-        return f"WriteResult({list(self)!r}, stored={self._stored})"
+    @property
+    def key_fallbacks(self) -> int:
+        """How many objects of a type a key rule covers were keyed by their path because
+        their key fields were absent (or null); 0 for put and when nothing was stored.
+        strict_keys=True makes such an object raise DataError instead."""
+        return self._key_fallbacks
 
-    def __reduce__(self) -> tuple[type[WriteResult], tuple[list[str], bool]]:
-        """Pickle the keys and `stored` together."""
-        return type(self), (list(self), self._stored)
+    def __repr__(self) -> str:
+        """WriteResult(['A:1.x'], stored=True, key_fallbacks=0)."""
+        return f"WriteResult({list(self)!r}, stored={self._stored}, key_fallbacks={self._key_fallbacks})"
+
+    def __reduce__(self) -> tuple[type[WriteResult], tuple[list[str], bool, int]]:
+        """Pickle the keys, `stored` and `key_fallbacks` together."""
+        return type(self), (list(self), self._stored, self._key_fallbacks)

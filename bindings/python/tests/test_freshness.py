@@ -403,7 +403,7 @@ def test_headers_of_any_kind_and_repeated_lines_are_read(
 def test_no_store_writes_nothing_and_says_so(feed_cache: normcache.Cache, feed: normcache.Operation) -> None:
     written = feed_cache.write(feed, FEED_RESPONSE, headers={"Cache-Control": "no-store, max-age=60"})
     assert written == [] and written.stored is False
-    assert repr(written) == "WriteResult([], stored=False)"
+    assert repr(written) == "WriteResult([], stored=False, key_fallbacks=0)"
     assert feed_cache.write(feed, FEED_RESPONSE, headers={"cache-control": "NO-STORE"}, changes=False).stored is False
     assert feed_cache.search() == []
     kept = feed_cache.write(feed, FEED_RESPONSE, changes=False)
@@ -421,6 +421,75 @@ def test_a_write_result_is_the_list_of_changes(feed_cache: normcache.Cache, feed
     assert (gone, gone.stored) == (["A:1.x"], False)
     with pytest.raises(AttributeError):
         written.stored = False  # type: ignore[misc]
+
+
+# --- lifetimes of put and write_fragment ------------------------------------------------
+
+
+@pytest.fixture
+def parts(feed_cache: normcache.Cache) -> Iterator[normcache.Operation]:
+    """The fragment Parts on Article { title body }, prepared on feed_cache."""
+    with feed_cache.prepare("fragment Parts on Article { title body }") as op:
+        yield op
+
+
+def test_a_puts_max_age_stamps_only_the_fields_it_gives(
+    feed_cache: normcache.Cache, parts: normcache.Operation, clock: FakeClock
+) -> None:
+    assert feed_cache.put({"Article:1": {"title": "One", "body": "B"}}) == ["Article:1.title", "Article:1.body"]
+    clock.now = START + 10
+    written = feed_cache.put({"Article:1": {"title": "Uno"}}, max_age=60)
+    assert (written, written.stored, written.key_fallbacks) == (["Article:1.title"], True, 0)
+    fresh = feed_cache.read_result(parts, key="Article:1")
+    assert (fresh.status, fresh.data) == ("complete", {"title": "Uno", "body": "B"})
+    assert (fresh.oldest_written_at, fresh.earliest_expiry) == (START, START + 70)
+    clock.now = START + 70
+    expired = feed_cache.read_result(parts, key="Article:1")
+    assert expired.missing == [
+        Missing(["title"], "stale", "Article:1", "title", written_at=START + 10, expired_at=START + 70)
+    ]
+
+
+def test_a_put_takes_the_servers_headers(feed_cache: normcache.Cache, parts: normcache.Operation) -> None:
+    written = feed_cache.put(
+        {"Article:1": {"title": "One", "body": "B"}}, headers={"Cache-Control": "max-age=600", "Age": "100"}
+    )
+    assert written == ["Article:1.title", "Article:1.body"]
+    assert feed_cache.read_result(parts, key="Article:1").earliest_expiry == START + 500
+    not_stored = feed_cache.put(b"not json", headers={"cache-control": "no-store"})
+    assert (not_stored, not_stored.stored) == ([], False)
+    assert feed_cache.search() == ["Article:1"]
+
+
+def test_a_bad_put_lifetime_raises_and_writes_nothing(feed_cache: normcache.Cache) -> None:
+    feed_cache.put({"Article:1": {"title": "One"}})
+    with pytest.raises(normcache.InvalidArgumentError) as raised:
+        feed_cache.put({"Article:1": {"title": "Two"}}, headers={"Cache-Control": "max-age=abc"})
+    assert str(raised.value) == (
+        "Cache-Control: malformed max-age at byte 8 ('max-age=abc'): it needs a whole number of seconds"
+    )
+    with pytest.raises(normcache.InvalidArgumentError, match="max_age is 2147483648"):
+        feed_cache.put({"Article:2": {"title": "Two"}}, max_age=2_147_483_648)
+    assert feed_cache.search() == ["Article:1"] and feed_cache.get("Article:1") == {"title": "One"}
+
+
+def test_a_fragment_writes_lifetime(feed_cache: normcache.Cache, parts: normcache.Operation, clock: FakeClock) -> None:
+    feed_cache.put({"Article:1": {"title": "One", "body": "B"}})
+    clock.now = START + 5
+    with feed_cache.prepare("fragment Title on Article { title }") as title:
+        written = feed_cache.write_fragment(
+            title, "Article:1", {"title": "Uno"}, headers={"Cache-Control": "max-age=30"}
+        )
+        assert (written, written.stored) == (["Article:1.title"], True)
+        assert feed_cache.read_result(parts, key="Article:1").earliest_expiry == START + 35
+        skipped = feed_cache.write_fragment(title, "Article:1", {"title": "Dos"}, headers={"Cache-Control": "no-store"})
+        assert (skipped, skipped.stored) == ([], False)
+        with pytest.raises(normcache.InvalidArgumentError, match=r"^Age: malformed value at byte 0 \('x'\)"):
+            feed_cache.write_fragment(title, "Article:1", {"title": "Tres"}, headers={"Age": "x"})
+    clock.now = START + 40
+    stale = feed_cache.read_result(parts, key="Article:1", max_stale=10)
+    assert (stale.status, stale.data) == ("stale", {"title": "Uno", "body": "B"})
+    assert stale.stale == [Stale(["title"], "stale", "Article:1", "title", written_at=START + 5, expired_at=START + 35)]
 
 
 # --- invalidation ---------------------------------------------------------------------
