@@ -307,6 +307,60 @@ static inline void nc_appendf(nc_text *text, const char *format, ...)
     text->len += (size_t)needed;
 }
 
+/**
+ * Every record of `cache`, keys and fields, as one text in `dump` (emptied first); false
+ * when the handle cannot be listed (NULL or closed). The keys must hold no quote or
+ * backslash: each is the text between quotes.
+ */
+static inline int nc_dump_records(normcache *cache, nc_text *dump)
+{
+    char *keys = NULL;
+    size_t keys_len = 0;
+    const char *key;
+    dump->len = 0;
+    NC_APPEND_LITERAL(dump, "");
+    if (normcache_search(cache, "", 0, NULL, 0, 0, &keys, &keys_len) != NORMCACHE_OK) {
+        return 0;
+    }
+    nc_append(dump, keys, keys_len);
+    for (key = strchr(keys, '"'); key != NULL; key = strchr(strchr(key + 1, '"') + 1, '"')) {
+        size_t key_len = (size_t)(strchr(key + 1, '"') - (key + 1));
+        char *record = NULL;
+        size_t record_len = 0;
+        CHECK_OK(normcache_get(cache, key + 1, key_len, &record, &record_len));
+        nc_append(dump, record, record_len);
+        normcache_free(record);
+    }
+    normcache_free(keys);
+    return 1;
+}
+
+/**
+ * Fails unless the write `call` returned `code` where `expected` was due, left its output
+ * (`out`, `length`) NULL/0 and the exact message `message`, and, when `before` (an
+ * nc_dump_records of `cache` made before the call, which this frees) could list it,
+ * left every record as it was.
+ */
+static inline void nc_check_failed_write(const char *file, int line, const char *call, int code, int expected,
+                                         const char *out, size_t length, const char *message, normcache *cache,
+                                         int listed, nc_text *before)
+{
+    nc_text after = {0};
+    nc_check_code(file, line, call, code, expected);
+    if (out != NULL || length != 0) {
+        nc_fail(file, line, "a failed %s left its output set", call);
+    }
+    if (strcmp(normcache_errmsg(), message) != 0) {
+        nc_fail(file, line, "errmsg is \"%s\", expected \"%s\"", normcache_errmsg(), message);
+    }
+    if (listed && (!nc_dump_records(cache, &after) || after.len != before->len ||
+                   memcmp(after.data, before->data, before->len) != 0)) {
+        nc_fail(file, line, "a failed %s changed the records: %s, before: %s", call, after.data, before->data);
+    }
+    free(before->data);
+    free(after.data);
+}
+
 /* ---------------------------------------------------------------------------
  * Stats
  * ------------------------------------------------------------------------- */

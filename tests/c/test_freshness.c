@@ -169,34 +169,6 @@ static normcache_write_options write_options(void)
         (options).header##_len = nc_value_ == NULL ? 0 : strlen(nc_value_); \
     } while (0)
 
-/**
- * Every record of `cache`, keys and fields, as one text in `dump` (emptied first); false
- * when the handle cannot be listed (NULL or closed).
- */
-static int dump_records(normcache *cache, nc_text *dump)
-{
-    char *keys = NULL;
-    size_t keys_len = 0;
-    const char *key;
-    dump->len = 0;
-    NC_APPEND_LITERAL(dump, "");
-    if (normcache_search(cache, "", 0, NULL, 0, 0, &keys, &keys_len) != NORMCACHE_OK) {
-        return 0;
-    }
-    nc_append(dump, keys, keys_len);
-    /* The keys of these tests hold no quote or backslash: each is the text between quotes. */
-    for (key = strchr(keys, '"'); key != NULL; key = strchr(strchr(key + 1, '"') + 1, '"')) {
-        size_t key_len = (size_t)(strchr(key + 1, '"') - (key + 1));
-        char *record = NULL;
-        size_t record_len = 0;
-        CHECK_OK(normcache_get(cache, key + 1, key_len, &record, &record_len));
-        nc_append(dump, record, record_len);
-        normcache_free(record);
-    }
-    normcache_free(keys);
-    return 1;
-}
-
 /** Implements CHECK_WRITE_EX_FAILS. */
 static void check_write_ex_fails_at(int line, normcache *cache, normcache_op *op,
                                     const normcache_write_options *options, int code, const char *message)
@@ -204,24 +176,9 @@ static void check_write_ex_fails_at(int line, normcache *cache, normcache_op *op
     char *out = (char *)(void *)&out;
     size_t length = 7;
     nc_text before = {0};
-    nc_text after = {0};
-    int listed = dump_records(cache, &before);
-    nc_check_code(__FILE__, line, "normcache_write_ex",
-                  normcache_write_ex(cache, op, NULL, 0, feed_response, strlen(feed_response), options, &out,
-                                     &length),
-                  code);
-    if (out != NULL || length != 0) {
-        nc_fail(__FILE__, line, "a failed write_ex left its output set");
-    }
-    if (strcmp(normcache_errmsg(), message) != 0) {
-        nc_fail(__FILE__, line, "errmsg is \"%s\", expected \"%s\"", normcache_errmsg(), message);
-    }
-    if (listed && (!dump_records(cache, &after) || after.len != before.len ||
-                   memcmp(after.data, before.data, before.len) != 0)) {
-        nc_fail(__FILE__, line, "a failed write_ex changed the records: %s, before: %s", after.data, before.data);
-    }
-    free(before.data);
-    free(after.data);
+    int listed = nc_dump_records(cache, &before);
+    int got = normcache_write_ex(cache, op, NULL, 0, feed_response, strlen(feed_response), options, &out, &length);
+    nc_check_failed_write(__FILE__, line, "normcache_write_ex", got, code, out, length, message, cache, listed, &before);
 }
 
 /**
@@ -1084,22 +1041,9 @@ static void check_put_ex_fails_at(int line, normcache *cache, const char *record
     char *out = (char *)(void *)&out;
     size_t length = 7;
     nc_text before = {0};
-    nc_text after = {0};
-    dump_records(cache, &before);
-    nc_check_code(__FILE__, line, "normcache_put_ex",
-                  normcache_put_ex(cache, records, strlen(records), options, &out, &length), code);
-    if (out != NULL || length != 0) {
-        nc_fail(__FILE__, line, "a failed put_ex left its output set");
-    }
-    if (strcmp(normcache_errmsg(), message) != 0) {
-        nc_fail(__FILE__, line, "errmsg is \"%s\", expected \"%s\"", normcache_errmsg(), message);
-    }
-    dump_records(cache, &after);
-    if (after.len != before.len || memcmp(after.data, before.data, before.len) != 0) {
-        nc_fail(__FILE__, line, "a failed put_ex changed the records: %s, before: %s", after.data, before.data);
-    }
-    free(before.data);
-    free(after.data);
+    int listed = nc_dump_records(cache, &before);
+    int got = normcache_put_ex(cache, records, strlen(records), options, &out, &length);
+    nc_check_failed_write(__FILE__, line, "normcache_put_ex", got, code, out, length, message, cache, listed, &before);
 }
 
 /**
@@ -1246,7 +1190,7 @@ static void test_write_fragment_ex_lifetimes(void)
                   "\"field\":\"title\",\"writtenAt\":784111782,\"expiredAt\":784111812}],\"stale\":[],"
                   "\"oldestWrittenAt\":784111777,\"earliestExpiry\":784111812}");
 
-    dump_records(cache, &before);
+    nc_dump_records(cache, &before);
     SET_HEADER(options, cache_control, "no-store");
     CHECK_CODE(normcache_write_fragment_ex(cache, title, "Article:1", 9, "{\"title\": 5", 11, NULL, 0, &options, &out,
                                            &length),
@@ -1269,7 +1213,7 @@ static void test_write_fragment_ex_lifetimes(void)
     CHECK_CODE(normcache_write_fragment_ex(cache, feed, "Article:1", 9, "{}", 2, NULL, 0, NULL, NULL, NULL),
                NORMCACHE_EINVAL);
     CHECK_ERRMSG_IS("'Feed' is an operation, not a fragment: write it with write");
-    dump_records(cache, &after);
+    nc_dump_records(cache, &after);
     CHECK(after.len == before.len && memcmp(after.data, before.data, before.len) == 0);
     free(before.data);
     free(after.data);

@@ -48,30 +48,6 @@ static normcache *rules_cache(void)
     return cache;
 }
 
-/**
- * Every record of `cache`, keys and fields, as one text in `dump` (emptied first). The
- * keys of these tests hold no quote or backslash.
- */
-static void dump_records(normcache *cache, nc_text *dump)
-{
-    char *keys = NULL;
-    size_t keys_len = 0;
-    const char *key;
-    dump->len = 0;
-    NC_APPEND_LITERAL(dump, "");
-    CHECK_OK(normcache_search(cache, "", 0, NULL, 0, 0, &keys, &keys_len));
-    nc_append(dump, keys, keys_len);
-    for (key = strchr(keys, '"'); key != NULL; key = strchr(strchr(key + 1, '"') + 1, '"')) {
-        size_t key_len = (size_t)(strchr(key + 1, '"') - (key + 1));
-        char *record = NULL;
-        size_t record_len = 0;
-        CHECK_OK(normcache_get(cache, key + 1, key_len, &record, &record_len));
-        nc_append(dump, record, record_len);
-        normcache_free(record);
-    }
-    normcache_free(keys);
-}
-
 /** Implements CHECK_WRITE_EX_FAILS. */
 static void check_write_ex_fails_at(int line, normcache *cache, normcache_op *op, const char *response,
                                     const normcache_write_options *options, int code, const char *message)
@@ -79,20 +55,9 @@ static void check_write_ex_fails_at(int line, normcache *cache, normcache_op *op
     char *out = (char *)(void *)&out;
     size_t length = 7;
     nc_text before = {0};
-    nc_text after = {0};
-    dump_records(cache, &before);
-    nc_check_code(__FILE__, line, "normcache_write_ex",
-                  normcache_write_ex(cache, op, NULL, 0, response, strlen(response), options, &out, &length), code);
-    if (out != NULL || length != 0) {
-        nc_fail(__FILE__, line, "a failed write_ex left its output set");
-    }
-    nc_check_whole(__FILE__, line, "errmsg", normcache_errmsg(), message);
-    dump_records(cache, &after);
-    if (after.len != before.len || memcmp(after.data, before.data, before.len) != 0) {
-        nc_fail(__FILE__, line, "a failed write_ex changed the records: %s, before: %s", after.data, before.data);
-    }
-    free(before.data);
-    free(after.data);
+    int listed = nc_dump_records(cache, &before);
+    int got = normcache_write_ex(cache, op, NULL, 0, response, strlen(response), options, &out, &length);
+    nc_check_failed_write(__FILE__, line, "normcache_write_ex", got, code, out, length, message, cache, listed, &before);
 }
 
 /**

@@ -204,6 +204,10 @@ RESULT_CALLBACK = CFUNCTYPE(None, c_void_p, c_int, c_void_p, c_size_t)
 #: run: options, the fetch and result callbacks with their contexts, and the output.
 _EXECUTE_RUN = [POINTER(ExecuteOptions), FETCH, c_void_p, RESULT_CALLBACK, c_void_p, _BUFFER_OUT, _LENGTH_OUT]
 
+#: The parameters normcache_write_fragment and normcache_write_fragment_ex share: cache,
+#: fragment, key, data, variables.
+_FRAGMENT_WRITE = [CacheHandle, OperationHandle, c_char_p, c_size_t, c_char_p, c_size_t, c_char_p, c_size_t]
+
 # Every function of normcache.h: name -> (restype, argtypes). Those returning c_int return
 # a status and get the error check that raises on negative codes.
 _PROTOTYPES = {
@@ -267,37 +271,8 @@ _PROTOTYPES = {
         c_int,
         [CacheHandle, OperationHandle, c_char_p, c_size_t, c_char_p, c_size_t, c_uint, _BUFFER_OUT, _LENGTH_OUT],
     ),
-    "normcache_write_fragment": (
-        c_int,
-        [
-            CacheHandle,
-            OperationHandle,
-            c_char_p,
-            c_size_t,
-            c_char_p,
-            c_size_t,
-            c_char_p,
-            c_size_t,
-            _BUFFER_OUT,
-            _LENGTH_OUT,
-        ],
-    ),
-    "normcache_write_fragment_ex": (
-        c_int,
-        [
-            CacheHandle,
-            OperationHandle,
-            c_char_p,
-            c_size_t,
-            c_char_p,
-            c_size_t,
-            c_char_p,
-            c_size_t,
-            POINTER(WriteOptions),
-            _BUFFER_OUT,
-            _LENGTH_OUT,
-        ],
-    ),
+    "normcache_write_fragment": (c_int, [*_FRAGMENT_WRITE, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_write_fragment_ex": (c_int, [*_FRAGMENT_WRITE, POINTER(WriteOptions), _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_set_clock": (c_int, [CacheHandle, CLOCK, c_void_p]),
     "normcache_write_ex": (
         c_int,
