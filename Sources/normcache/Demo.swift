@@ -46,6 +46,7 @@ struct Demo {
         print("removed key group Post:99 → \(removed) records")
         try graphQL(cache)
         try freshness(cache)
+        try documentEntities(cache)
         print("stats: \(String(decoding: try cache.stats().json, as: UTF8.self))")
     }
 
@@ -99,6 +100,18 @@ struct Demo {
         _ = try cache.invalidate("GET /articles")
         let invalidated = try cache.document("GET /articles", options: ReadOptions(maxStale: 60))
         print("invalidated GET /articles: a read allowing 60 s of staleness gets it \(invalidated.status), reason \(invalidated.stale.first?.reason.rawValue ?? "none")")
+    }
+
+    /// REST documents whose articles are entities (`configure`'s `documents`): an article
+    /// updated through its own endpoint reads updated in the page that holds it.
+    private func documentEntities(_ cache: NormalizedCache) throws(NormCacheError) {
+        try cache.configure(
+            #"{"documents": {"prefixes": {"GET /v2/articles": "ArticlePage", "GET /v2/articles/": "Article"}, "#
+                + #""types": {"ArticlePage": {"members": {"articles": "Article"}}, "Article": {"keyFields": ["id"]}}}}"#)
+        try cache.putDocument("GET /v2/articles", json: #"{"articles": [{"id": 1, "title": "Caching for 30 minutes"}]}"#)
+        try cache.putDocument("GET /v2/articles/1", json: #"{"id": 1, "title": "Caching for an hour"}"#)
+        let page = try cache.document("GET /v2/articles").data.map { String(decoding: $0, as: UTF8.self) } ?? "a miss"
+        print("REST entities: Article:1 = \(try cache.record("Article:1") ?? "missing"), so GET /v2/articles reads \(page)")
     }
 
     private func feedRecords() -> String {

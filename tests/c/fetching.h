@@ -240,7 +240,7 @@ static inline int nc_call_execute(normcache *cache, normcache_op *op, const char
     normcache_fetch fetch = net == NULL ? NULL : nc_fetch;
     NC_APPEND_LITERAL(log, "");
     if (op == NULL) {
-        return normcache_execute_document(cache, key, strlen(key), options, fetch, net, nc_log_result, log, out,
+        return normcache_execute_document(cache, key, key == NULL ? 0 : strlen(key), options, fetch, net, nc_log_result, log, out,
                                           out_len);
     }
     return normcache_execute(cache, op, variables_json, variables_json == NULL ? 0 : strlen(variables_json),

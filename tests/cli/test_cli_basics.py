@@ -66,4 +66,9 @@ def test_demo_runs_as_scripts_demo_runs_it(cli: CLI) -> None:
     out = cli.ok("demo", "demo.cache")
     assert re.fullmatch(r"normcache \d+\.\d+\.\d+ demo on demo\.cache", out.splitlines()[0])
     assert 'merged an update: changed ["Post:7.score", "Post:7.tags", "User:3.name"]' in out
+    assert "REST feed, 10 minutes later: from the cache (API calls so far: 1)" in out
+    assert (
+        'REST entities: Article:1 = {"id":1,"title":"Caching for an hour"}, '
+        'so GET /v2/articles reads {"articles":[{"id":1,"title":"Caching for an hour"}]}'
+    ) in out
     assert Path(cli.folder / "demo.cache").is_file()
