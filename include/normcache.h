@@ -203,6 +203,13 @@ typedef struct normcache normcache;
  *                 taken first frees the slots of processes that died holding them;
  *                 if all are still in use it fails at once with NORMCACHE_ESTORAGE
  *                 ("all reader slots are in use"), without waiting.
+ *   "rules":      what the handle does with rules saved in the file (see "Saved rules"):
+ *                 "saved" (default) — they become the handle's rules;
+ *                 "own" — the handle starts with no rules, as if none were saved (this
+ *                 opens a file whose saved rules are damaged, to clear or replace them);
+ *                 "strict" — as "saved", and normcache_prepare and every write fail
+ *                 with NORMCACHE_EINVAL while the handle's rules differ from the
+ *                 file's saved rules.
  * An unknown option or a value of the wrong type is NORMCACHE_EINVAL, and nothing is
  * created. When this process has the file open already, the new handle shares its
  * environment: map_size and max_readers of the first open hold, commits get the
@@ -216,7 +223,8 @@ typedef struct normcache normcache;
  * NUL byte or invalid UTF-8, options that are not an object, an unknown option, a value
  * of the wrong type or out of range);
  * NORMCACHE_EJSON (options not JSON); NORMCACHE_ENOTCACHE (the file is not a
- * normcache cache, is truncated or damaged, or has a newer format);
+ * normcache cache, is truncated or damaged, or has a newer format; unless "rules" is
+ * "own", its saved rules are damaged or do not load);
  * NORMCACHE_ESTORAGE (missing directory, a read-only open of a missing file,
  * permission denied, I/O error); NORMCACHE_ENOMEM.
  */
@@ -370,7 +378,11 @@ int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
  *
  * *out_json receives {"records": <count>, "bytes_used": <bytes of pages in use>,
  * "map_size": <bytes>, "page_size": <bytes>, "format_version": <n>,
- * "library_version": "<x.y.z>", "read_only": <bool>, "durability": "full"|"fast"}.
+ * "library_version": "<x.y.z>", "read_only": <bool>, "durability": "full"|"fast",
+ * "rules_fingerprint": "<16 hex digits>"|null, "saved_rules_fingerprint": "<16 hex
+ * digits>"|null}: the fingerprints of this handle's rules and of the rules saved in the
+ * file (null: none; see "Saved rules"). When they differ, this handle keys and judges
+ * records otherwise than the file's rules say.
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL handle or out-parameters, closed
  * handle); NORMCACHE_ENOTCACHE (damaged file); NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
@@ -426,6 +438,10 @@ typedef struct normcache_op normcache_op;
  * there). When one does not fit, the schema is not loaded and the handle keeps what it
  * had.
  *
+ * On a handle whose rules are the file's saved rules (see "Saved rules"), the first
+ * normcache_load_schema or normcache_configure replaces them all: the handle then has
+ * exactly the rules it is given, as if the file had none saved.
+ *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL sdl with a
  * length); NORMCACHE_ESCHEMA (malformed SDL, unknown types, a key field that is not a
  * field, a policy that conflicts with an inherited one; line and column in the message;
@@ -473,6 +489,8 @@ int normcache_load_schema(normcache *cache, const char *sdl, size_t sdl_len);
  * lacks (did you mean 'Article'?)", "key field 'uuid' of typePolicies.Article is not a
  * field of 'Article'", "fieldPolicies.Query.artcle names no field of 'Query'", "key
  * argument 'slug' of fieldPolicies.Query.article is not an argument of 'Query.article'".
+ * On a handle whose rules are the file's saved rules, the first call replaces them all,
+ * as normcache_load_schema does.
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, an unknown member or a
  * value of the wrong type, with its byte offset; a policy that conflicts with one
@@ -480,6 +498,65 @@ int normcache_load_schema(normcache *cache, const char *sdl, size_t sdl_len);
  * field, field or key argument the schema lacks, as above); NORMCACHE_EJSON.
  */
 int normcache_configure(normcache *cache, const char *config_json, size_t config_len);
+
+/* ---------------------------------------------------------------------------
+ * Saved rules
+ *
+ * The rules a handle is given — the SDL of its last normcache_load_schema and every
+ * normcache_configure JSON, in the order given — can be saved in the cache file, so
+ * that every process, binding and tool that opens it keys records the same way without
+ * loading them by hand. A handle opened on a file with saved rules takes them as its
+ * own (normcache_open's "rules" option: "saved", the default), and normcache_prepare
+ * works with no normcache_load_schema or normcache_configure. Its first
+ * normcache_load_schema or normcache_configure replaces them all; a process that brings
+ * its rules thus uses exactly its rules, and the same ones as the file when it brings
+ * the same text in the same order. The key resolver (normcache_set_key_resolver) is
+ * code: it is neither saved nor replaced.
+ *
+ * normcache_stats shows the fingerprint of the handle's rules ("rules_fingerprint") and
+ * of the file's ("saved_rules_fingerprint"): 16 hexadecimal digits of a 64-bit hash of
+ * the SDL and configuration bytes, equal exactly when the texts and their order are.
+ * Under "rules": "strict", normcache_prepare and every write (normcache_put, remove,
+ * write, execute, put_document, invalidate, ...; not normcache_save_rules or
+ * normcache_clear_saved_rules) check in their transaction that the two are equal (no
+ * rules and none saved are equal too), and otherwise fail with NORMCACHE_EINVAL and
+ * "the rules of this handle (fingerprint <own or none>) differ from the rules saved in
+ * '<path>' (fingerprint <saved or none>), and it was opened with "rules": "strict": give
+ * it no rules of its own to use the saved ones, or save its rules in the file".
+ *
+ * Saved rules that are damaged make normcache_open fail with NORMCACHE_ENOTCACHE ("'<path>'
+ * is damaged: its saved rules ...; open it with the option "rules": "own" to clear or
+ * replace them"), as do saved rules that no longer load ("'<path>' has saved rules that do
+ * not load: <the schema or configuration error>; ..."). Saved rules are an entry of
+ * the file's meta database; the file's format version is the same with or without.
+ * ------------------------------------------------------------------------- */
+
+/**
+ * normcache_save_rules — save this handle's rules in the cache file.
+ *
+ * Stores the SDL and configurations the handle was given (see "Saved rules") in the
+ * file's meta database in one transaction, replacing any rules saved before. Handles
+ * open already keep their rules; handles opened afterwards, in any process, take these.
+ * Allowed under "rules": "strict" whatever the saved rules are: saving is how a file's
+ * rules change. Thread-safe; it waits for other writers, as a write does.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, inherited handle, a
+ * handle without rules: "this handle has no rules to save: load a schema or configure
+ * rules first"); NORMCACHE_EREADONLY; NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
+ */
+int normcache_save_rules(normcache *cache);
+
+/**
+ * normcache_clear_saved_rules — remove the rules saved in the cache file.
+ *
+ * One transaction. Open handles keep their rules; handles opened afterwards start with
+ * none, as before any normcache_save_rules. Allowed under "rules": "strict".
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_NOTFOUND (the file had no saved rules; nothing is
+ * written); NORMCACHE_EINVAL (NULL or closed handle, inherited handle);
+ * NORMCACHE_EREADONLY; NORMCACHE_ESTORAGE.
+ */
+int normcache_clear_saved_rules(normcache *cache);
 
 /** One object of a response, as a key resolver sees it; valid only during the call. */
 typedef struct normcache_object normcache_object;

@@ -9,6 +9,21 @@ public struct CacheOptions: Equatable, Sendable {
         case fast
     }
 
+    /// Which rules a handle uses when the file holds saved rules (see
+    /// `NormalizedCache.saveRules`).
+    public enum Rules: String, Sendable {
+        /// The file's saved rules become the handle's at open, until it is given rules
+        /// of its own; a difference shows only in `stats` (the default).
+        case saved
+        /// The handle starts with no rules, as if the file had none saved; a difference
+        /// shows only in `stats`. Opens a file whose saved rules are damaged or no
+        /// longer load, to clear or replace them.
+        case own
+        /// As `saved`, and `prepare` and every write (except saving or clearing rules)
+        /// fail with `.invalidArgument` while the handle's rules differ from the file's.
+        case strict
+    }
+
     /// What a committed write survives; `.full` by default.
     public var durability: Durability = .full
     /// Open for reading only; the file must exist.
@@ -17,6 +32,8 @@ public struct CacheOptions: Equatable, Sendable {
     public var mapSize = 64 << 20
     /// The reader slots of the lock file, set by the first process to open it.
     public var maxReaders: UInt32 = 126
+    /// Which rules the handle uses; `.saved` by default.
+    public var rules: Rules = .saved
 
     /// The default options.
     public init() {}
@@ -25,7 +42,8 @@ public struct CacheOptions: Equatable, Sendable {
     public static let minimumMapSize = 1 << 20
 
     /// Parses the JSON options object of `normcache_open`:
-    /// `{"durability": "full"|"fast", "read_only": bool, "map_size": bytes, "max_readers": n}`.
+    /// `{"durability": "full"|"fast", "read_only": bool, "map_size": bytes, "max_readers": n,
+    /// "rules": "saved"|"own"|"strict"}`.
     /// Empty input gives the defaults; anything else unknown or mistyped is an error.
     public init(json bytes: UnsafeRawBufferPointer) throws(NormCacheError) {
         guard !bytes.isEmpty else { return }
@@ -38,8 +56,7 @@ public struct CacheOptions: Equatable, Sendable {
             let token = document.tokens[member.value]
             switch name {
             case "durability":
-                guard token.kind == .string,
-                      let value = Durability(rawValue: String(decoding: document.stringBytes(member.value), as: UTF8.self)) else {
+                guard let value: Durability = Self.choice(document, member.value) else {
                     throw NormCacheError(.invalidArgument, "option 'durability' must be \"full\" or \"fast\"")
                 }
                 durability = value
@@ -58,10 +75,21 @@ public struct CacheOptions: Equatable, Sendable {
                     throw NormCacheError(.invalidArgument, "option 'max_readers' must be an integer from 1 to 65535")
                 }
                 maxReaders = UInt32(value)
+            case "rules":
+                guard let value: Rules = Self.choice(document, member.value) else {
+                    throw NormCacheError(.invalidArgument, "option 'rules' must be \"saved\", \"own\" or \"strict\"")
+                }
+                rules = value
             default:
-                throw NormCacheError(.invalidArgument, "unknown option '\(name)' (known: durability, read_only, map_size, max_readers)")
+                throw NormCacheError(.invalidArgument, "unknown option '\(name)' (known: durability, read_only, map_size, max_readers, rules)")
             }
         }
+    }
+
+    /// The choice the string at `index` names, or nil for anything else.
+    private static func choice<Choice: RawRepresentable>(_ document: JSONDocument, _ index: Int) -> Choice? where Choice.RawValue == String {
+        guard document.tokens[index].kind == .string else { return nil }
+        return Choice(rawValue: String(decoding: document.stringBytes(index), as: UTF8.self))
     }
 
     /// The non-negative integer at `index`, or nil for anything else.

@@ -14,6 +14,10 @@ public struct CacheStats: Equatable, Sendable {
     public var readOnly: Bool
     /// The durability the cache was opened with.
     public var durability: CacheOptions.Durability
+    /// The fingerprint of this handle's rules (16 hexadecimal digits), nil without any.
+    public var rulesFingerprint: String?
+    /// The fingerprint of the rules saved in the file, nil when it has none.
+    public var savedRulesFingerprint: String?
 
     /// The stats as the JSON object of `normcache_stats`.
     public var json: [UInt8] {
@@ -21,7 +25,14 @@ public struct CacheStats: Equatable, Sendable {
         out.append(contentsOf: "{\"records\":\(records),\"bytes_used\":\(bytesUsed),\"map_size\":\(mapSize),".utf8)
         out.append(contentsOf: "\"page_size\":\(pageSize),\"format_version\":\(formatVersion),".utf8)
         out.append(contentsOf: "\"library_version\":\"\(NormalizedCache.version)\",\"read_only\":\(readOnly),".utf8)
-        out.append(contentsOf: "\"durability\":\"\(durability.rawValue)\"}".utf8)
+        out.append(contentsOf: "\"durability\":\"\(durability.rawValue)\",".utf8)
+        out.append(contentsOf: "\"rules_fingerprint\":\(Self.json(rulesFingerprint)),".utf8)
+        out.append(contentsOf: "\"saved_rules_fingerprint\":\(Self.json(savedRulesFingerprint))}".utf8)
         return out
+    }
+
+    /// A fingerprint as a JSON value: a string of hexadecimal digits, or null.
+    private static func json(_ fingerprint: String?) -> String {
+        fingerprint.map { "\"\($0)\"" } ?? "null"
     }
 }

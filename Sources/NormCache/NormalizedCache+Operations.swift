@@ -12,9 +12,11 @@ extension NormalizedCache {
     /// `.schema` error. Operations prepared afterwards are
     /// validated against it and use its types and key rules. Rules configured before are
     /// checked against it (see `configure`); when one does not fit, this throws `.schema`
-    /// and the schema is not loaded.
+    /// and the schema is not loaded. On a handle whose rules are the cache file's saved
+    /// rules (see `saveRules`), the first `loadSchema` or `configure` replaces them all:
+    /// the handle then has only the rules it is given.
     public func loadSchema(sdl: UnsafeRawBufferPointer) throws(NormCacheError) {
-        try rules.load(Schema(sdl: Array(sdl)))
+        try rules.load(sdl: Array(sdl))
     }
 
     /// Adds key rules given as JSON (`typePolicies`, `fieldPolicies`, `possibleTypes`,
@@ -26,7 +28,9 @@ extension NormalizedCache {
     /// the max age of fields that neither have nor inherit a rule (see `normcache.h`,
     /// "Freshness"). With a schema loaded, a type, key field, field
     /// or key argument it lacks is a `.schema` error (with the byte offset and a close
-    /// name) and nothing is added; without one, the check waits for `loadSchema`.
+    /// name) and nothing is added; without one, the check waits for `loadSchema`. On a
+    /// handle whose rules are the file's saved rules, the first `configure` replaces
+    /// them, as `loadSchema` does.
     public func configure(json: UnsafeRawBufferPointer) throws(NormCacheError) {
         try rules.configure(json: json)
     }
@@ -37,8 +41,10 @@ extension NormalizedCache {
     }
 
     /// Parses, validates and compiles the operation `operationName` (nil: the only one)
-    /// of a GraphQL document.
+    /// of a GraphQL document. A handle opened with `CacheOptions.Rules.strict` first
+    /// checks that its rules are the file's saved rules (see `saveRules`).
     public func prepare(document: UnsafeRawBufferPointer, operationName: String? = nil) throws(NormCacheError) -> PreparedOperation {
+        if options.rules == .strict { try store.read { (txn) throws(NormCacheError) in try Self.checkRules(rules, in: txn) } }
         let (schema, keyRules, _) = rules.current
         return try PreparedOperation(source: Array(document), operationName: operationName, schema: schema, keyRules: keyRules)
     }

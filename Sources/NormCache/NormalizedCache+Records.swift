@@ -181,11 +181,14 @@ extension NormalizedCache {
 
     /// Facts about the cache.
     public func stats() throws(NormCacheError) -> CacheStats {
-        let count = try store.read { (txn) throws(NormCacheError) in try txn.recordCount() }
+        let (count, saved) = try store.read { (txn) throws(NormCacheError) in
+            (try txn.recordCount(), try Self.savedFingerprint(in: txn))
+        }
         let map = try store.mapFacts()
         return CacheStats(records: count, bytesUsed: map.bytesUsed, mapSize: map.mapSize, pageSize: map.pageSize,
                           formatVersion: store.formatVersion, readOnly: options.readOnly,
-                          durability: store.durability)
+                          durability: store.durability, rulesFingerprint: rules.fingerprint.map { SavedRules.text($0) },
+                          savedRulesFingerprint: saved.map { SavedRules.text($0) })
     }
 
     private static func checkSearch(_ prefix: UnsafeRawBufferPointer, _ after: UnsafeRawBufferPointer?,

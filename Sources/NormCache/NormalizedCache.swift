@@ -32,12 +32,14 @@ public final class NormalizedCache: @unchecked Sendable {
 
     let store: RecordStore
     /// The schema and key rules that operations prepared from now on use.
-    let rules = CacheRules()
+    let rules: CacheRules
     /// The time stamped on written fields and judged against by reads.
     let clock: CacheClock
 
     /// Opens the cache file at `path` (its directory must exist), creating it unless
-    /// `options.readOnly`.
+    /// `options.readOnly`. Rules saved in the file (see `saveRules`) become the handle's,
+    /// unless `options.rules` is `.own`; saved rules that are damaged or do not load
+    /// throw `.notACache`.
     public convenience init(path: String, options: CacheOptions = CacheOptions()) throws(NormCacheError) {
         try self.init(path: path, options: options, clock: nil)
     }
@@ -47,8 +49,15 @@ public final class NormalizedCache: @unchecked Sendable {
         guard options.mapSize >= CacheOptions.minimumMapSize else {
             throw NormCacheError(.invalidArgument, "map size \(options.mapSize) is below the minimum of \(CacheOptions.minimumMapSize) bytes")
         }
-        store = try RecordStore(path: path, options: options)
+        let rules = CacheRules()
+        var writeCheck: RecordStore.WriteCheck?
+        if options.rules == .strict {
+            writeCheck = { (txn) throws(NormCacheError) in try NormalizedCache.checkRules(rules, in: txn) }
+        }
+        store = try RecordStore(path: path, options: options, writeCheck: writeCheck)
+        self.rules = rules
         self.clock = CacheClock(clock)
+        if options.rules != .own { try adoptSavedRules() }
     }
 
     /// Closes the cache once calls in progress on other threads end. Later calls fail

@@ -6,17 +6,26 @@ final class RecordStore: @unchecked Sendable {
     /// The options the handle was opened with.
     let options: CacheOptions
 
+    /// What every write transaction of this handle checks before its work (see
+    /// `write`), or nil.
+    private let writeCheck: WriteCheck?
     private let shared: SharedEnvironment
     private let state = ReadWriteLock()
     private var isClosed = false
 
+    /// A check a write transaction runs before its work; its error ends the write, and
+    /// nothing is written.
+    typealias WriteCheck = @Sendable (StoreTransaction) throws(NormCacheError) -> Void
+
     /// Opens (creating unless read-only) the cache file at `path`; checks that it is a
-    /// whole normcache cache of a format this library reads.
-    init(path: String, options: CacheOptions) throws(NormCacheError) {
+    /// whole normcache cache of a format this library reads. Every write of the handle
+    /// runs `writeCheck` first, unless it says it is not `checked`.
+    init(path: String, options: CacheOptions, writeCheck: WriteCheck? = nil) throws(NormCacheError) {
         guard !path.isEmpty else { throw NormCacheError(.invalidArgument, "empty cache path") }
         guard !path.utf8.contains(0) else { throw NormCacheError(.invalidArgument, "cache path contains a NUL byte") }
         self.path = path
         self.options = options
+        self.writeCheck = writeCheck
         shared = try EnvironmentRegistry.acquire(path: path, options: options)
     }
 
@@ -45,12 +54,17 @@ final class RecordStore: @unchecked Sendable {
 
     /// Runs `body` in a write transaction and commits it (unless not `committing`: then
     /// what `body` wrote is seen only by itself and dropped); on any error nothing is
-    /// written (see `SharedEnvironment.write`).
-    func write<R>(reserving bytes: Int = 0, committing: Bool = true,
+    /// written (see `SharedEnvironment.write`). The handle's write check runs first in
+    /// the transaction unless not `checked`.
+    func write<R>(reserving bytes: Int = 0, committing: Bool = true, checked: Bool = true,
                   _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         try whileOpen { () throws(NormCacheError) in
             guard !options.readOnly else { throw NormCacheError(.readOnly, "'\(path)' is open read-only") }
-            return try shared.write(reserving: bytes, committing: committing, body)
+            guard checked, let writeCheck else { return try shared.write(reserving: bytes, committing: committing, body) }
+            return try shared.write(reserving: bytes, committing: committing) { (txn) throws(NormCacheError) -> R in
+                try writeCheck(txn)
+                return try body(txn)
+            }
         }
     }
 

@@ -37,6 +37,7 @@ final class SharedEnvironment: @unchecked Sendable {
 
     private var environment: LMDBEnvironment?
     private var records: LMDBDatabase = 0
+    private var meta: LMDBDatabase = 0
     private let owner = getpid()
     private let access = ReadWriteLock()
     private let writers = Mutex()
@@ -119,6 +120,7 @@ final class SharedEnvironment: @unchecked Sendable {
             return try stamp(txn)
         }
         try checkFlags(txn, meta, "meta")
+        self.meta = meta
         let stamp = try lmdb("reading the format version") { () throws(LMDBError) in
             try Self.formatKey.withBytes { (key) throws(LMDBError) in try txn.get(meta, key).map(Array.init) }
         }
@@ -149,7 +151,7 @@ final class SharedEnvironment: @unchecked Sendable {
         guard !readOnly else { throw notACache("an empty LMDB file, never stamped by normcache") }
         let salt = UInt64.random(in: .min ... .max)
         keySalt = salt
-        records = try lmdb("creating the databases") { () throws(LMDBError) in
+        (meta, records) = try lmdb("creating the databases") { () throws(LMDBError) in
             let meta = try txn.open(database: "meta", create: true)
             var version: [UInt8] = []
             version.appendUInt32(Self.formatVersion)
@@ -160,7 +162,7 @@ final class SharedEnvironment: @unchecked Sendable {
                     try value.withBytes { (value) throws(LMDBError) in try txn.put(meta, key, value) }
                 }
             }
-            return try txn.open(database: "records", create: true)
+            return (meta, try txn.open(database: "records", create: true))
         }
     }
 
@@ -292,7 +294,7 @@ final class SharedEnvironment: @unchecked Sendable {
         let mapped = UnsafeRawPointer(info.me_mapaddr).map { start in
             UnsafeRawBufferPointer(start: start, count: Self.usedBytes(environment) ?? 0)
         }
-        return StoreTransaction(txn: txn, records: records, path: path, keySalt: keySalt, mapped: mapped, fullMap: fullMap)
+        return StoreTransaction(txn: txn, records: records, meta: meta, path: path, keySalt: keySalt, mapped: mapped, fullMap: fullMap)
     }
 
     // MARK: The map

@@ -8,6 +8,8 @@
 struct StoreTransaction {
     let txn: LMDBTransaction
     let records: LMDBDatabase
+    /// The meta database: the format version, the key salt, and what `metaValue` names.
+    let meta: LMDBDatabase
     /// The cache path, for error messages.
     let path: String
     /// The salt of the hashes of long keys.

@@ -17,7 +17,7 @@ import Testing
         #expect(stats.mapSize == 64 << 20)
         #expect(stats.bytesUsed > 0 && stats.bytesUsed % 4096 == 0)
         #expect(String(decoding: stats.json, as: UTF8.self)
-            == #"{"records":2,"bytes_used":\#(stats.bytesUsed),"map_size":67108864,"page_size":4096,"format_version":1,"library_version":"0.1.0","read_only":false,"durability":"full"}"#)
+            == #"{"records":2,"bytes_used":\#(stats.bytesUsed),"map_size":67108864,"page_size":4096,"format_version":1,"library_version":"0.1.0","read_only":false,"durability":"full","rules_fingerprint":null,"saved_rules_fingerprint":null}"#)
     }
 
     @Test func optionsParseFromJSON() throws {
@@ -33,7 +33,7 @@ import Testing
             (#"{"map_size": 1024}"#, "option 'map_size' must be an integer number of bytes, at least 1048576"),
             (#"{"map_size": 1.5e9}"#, "option 'map_size' must be an integer number of bytes, at least 1048576"),
             (#"{"max_readers": 0}"#, "option 'max_readers' must be an integer from 1 to 65535"),
-            (#"{"sync": true}"#, "unknown option 'sync' (known: durability, read_only, map_size, max_readers)"),
+            (#"{"sync": true}"#, "unknown option 'sync' (known: durability, read_only, map_size, max_readers, rules)"),
             ("[]", "options must be a JSON object"),
         ]
         for (json, message) in bad {
