@@ -1398,7 +1398,8 @@ inline void result_trampoline(void *context, int status, const char *json, std::
  * ("the cache is closed") from every method but close(), is_open(), native_handle() and
  * the static ones.
  *
- * GraphQL: load_schema and configure set the key rules, prepare compiles an Operation,
+ * GraphQL: load_schema and configure set the key rules (save_rules keeps them in the
+ * file for every handle that opens it), prepare compiles an Operation,
  * write and read store and rebuild its responses, read_fragment and write_fragment
  * reach one record through a fragment. Variables are a JSON object, or empty for none.
  *
@@ -1576,6 +1577,20 @@ public:
     {
         detail::check(normcache_configure(live(), config_json.data(), config_json.size()));
     }
+
+    /**
+     * Saves this handle's rules (its schema's SDL and its configurations) in the cache
+     * file, for every handle opened on it afterwards (see normcache_save_rules and
+     * "Saved rules" in normcache.h). Throws InvalidArgumentError (no rules to save),
+     * ReadOnlyError, StorageError or ClosedError.
+     */
+    void save_rules() { detail::check(normcache_save_rules(live())); }
+
+    /**
+     * Removes the rules saved in the cache file; true when there were some. Throws
+     * ReadOnlyError, StorageError or ClosedError.
+     */
+    bool clear_saved_rules() { return detail::check_found(normcache_clear_saved_rules(live())); }
 
     /**
      * Parses, validates and compiles the operation `name` of `document` (nullopt: its

@@ -4,8 +4,8 @@
  * it was: real caches cut at many lengths, zero-filled and random files, zeros
  * behind real LMDB meta pages, plain LMDB files that normcache did not make (built
  * here with liblmdb), caches stamped with a format version from the future or with a
- * damaged meta database, a directory, and single records whose stored bytes are
- * damaged.
+ * damaged meta database or damaged saved rules, a directory, and single records whose
+ * stored bytes are damaged.
  *
  * Links with -llmdb besides the library.
  */
@@ -884,6 +884,61 @@ static void test_damaged_long_key(void)
     free(records.data);
 }
 
+/** The message of an open that finds the saved rules of the cache at `path` damaged. */
+static void check_damaged_rules_message(const char *path, const char *reason)
+{
+    char expected[NC_PATH_SIZE + 256];
+    snprintf(expected, sizeof expected,
+             "'%s' is damaged: its saved rules %s; open it with the option \"rules\": \"own\" to "
+             "clear or replace them",
+             path, reason);
+    CHECK_ERRMSG_IS(expected);
+}
+
+/**
+ * Saved rules damaged behind the library's back (cut short, or bytes that do not match
+ * their fingerprint) refuse every open that would use them with NORMCACHE_ENOTCACHE;
+ * "rules": "own" opens the file, and clearing them repairs it.
+ */
+static void test_damaged_saved_rules(void)
+{
+    static const char rules[] = "{\"defaultKeyFields\": [\"id\"]}";
+    /* A fingerprint of zeros, then encoding version 1, no schema, no configurations. */
+    static const unsigned char mismatched[11] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0};
+    char path[NC_PATH_SIZE];
+    normcache *cache = NC_OPEN(nc_temp_path(path, "rules"), NULL);
+    raw_env raw;
+    MDB_dbi meta;
+    CHECK_OK(normcache_configure(cache, rules, strlen(rules)));
+    CHECK_OK(normcache_save_rules(cache));
+    CHECK_OK(normcache_close(cache));
+
+    raw = raw_begin(path);
+    CHECK(mdb_dbi_open(raw.txn, "meta", 0, &meta) == 0);
+    raw_put(&raw, meta, "rules", "short", 5);
+    raw_end(&raw);
+    CHECK_OPEN_FAILS(path, NULL, NORMCACHE_ENOTCACHE);
+    check_damaged_rules_message(path, "are shorter than a fingerprint");
+
+    raw = raw_begin(path);
+    CHECK(mdb_dbi_open(raw.txn, "meta", 0, &meta) == 0);
+    raw_put(&raw, meta, "rules", mismatched, sizeof mismatched);
+    raw_end(&raw);
+    CHECK_OPEN_FAILS(path, "{\"rules\": \"strict\"}", NORMCACHE_ENOTCACHE);
+    check_damaged_rules_message(path, "do not match their fingerprint");
+    CHECK_OPEN_FAILS(path, READ_ONLY, NORMCACHE_ENOTCACHE);
+    check_damaged_rules_message(path, "do not match their fingerprint");
+
+    cache = NC_OPEN(path, "{\"rules\": \"own\"}");
+    CHECK_STAT(cache, "rules_fingerprint", "null");
+    CHECK_STAT(cache, "saved_rules_fingerprint", "\"0000000000000000\"");
+    CHECK_OK(normcache_clear_saved_rules(cache));
+    CHECK_OK(normcache_close(cache));
+    cache = NC_OPEN(path, NULL);
+    CHECK_STAT(cache, "saved_rules_fingerprint", "null");
+    CHECK_OK(normcache_close(cache));
+}
+
 int main(void)
 {
     test_truncated_cache();
@@ -900,5 +955,6 @@ int main(void)
     test_damaged_record();
     test_damaged_long_key();
     test_valid_meta_pages_then_zeros();
+    test_damaged_saved_rules();
     return 0;
 }

@@ -1,5 +1,5 @@
 // test_cpp_operations.cpp — the GraphQL operations of the C++17 binding
-// bindings/cpp/normcache.hpp: schema and rules, Operation (RAII, moves, document()),
+// bindings/cpp/normcache.hpp: schema and rules (saved in the file too), Operation (RAII, moves, document()),
 // normalize, write, read with hits, misses and partial data, fragments, the C++ key
 // resolver and its lifetime, and the exception of each failure, with exact outputs.
 
@@ -215,6 +215,30 @@ void test_configure()
              std::string(R"({"Dog:5":{"id":"5","name":"Rex","__typename":"Dog"},"QUERY_ROOT":{"pet":{"$reference":"Dog:5"}}})"));
     CHECK_EQ(Cache::normalize(before, response),
              std::string(R"({"QUERY_ROOT.pet":{"id":"5","name":"Rex","__typename":"Dog"},"QUERY_ROOT":{"pet":{"$reference":"QUERY_ROOT.pet"}}})"));
+}
+
+/// save_rules keeps the rules in the file: a handle that brings none keys by them; a
+/// strict one that brings others is refused; clear_saved_rules says whether there were any.
+void test_saved_rules()
+{
+    const std::string path = fresh_path();
+    {
+        Cache cache(path);
+        CHECK_THROWS_EXACT(cache.save_rules(), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
+                           "this handle has no rules to save: load a schema or configure rules first");
+        cache.configure(R"({"typePolicies": {"Dog": {"keyFields": ["id"]}}})");
+        cache.save_rules();
+    }
+    Cache plain(path);
+    const char *const response = R"({"data": {"pet": {"__typename": "Dog", "id": "5", "name": "Rex"}}})";
+    CHECK_EQ(Cache::normalize(plain.prepare("{ pet { id name } }"), response),
+             std::string(R"({"Dog:5":{"id":"5","name":"Rex","__typename":"Dog"},"QUERY_ROOT":{"pet":{"$reference":"Dog:5"}}})"));
+    Cache strict(path, R"({"rules": "strict"})");
+    strict.configure(R"({"defaultKeyFields": ["id"]})");
+    CHECK_THROWS_WITH(strict.prepare("{ pet { id name } }"), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
+                      "and it was opened with \"rules\": \"strict\"");
+    CHECK(strict.clear_saved_rules());
+    CHECK(!plain.clear_saved_rules());
 }
 
 /// Each failure throws its exception type with the exact code and the library's message.
@@ -560,6 +584,7 @@ int main()
     test_miss_and_partial();
     test_fragments();
     test_configure();
+    test_saved_rules();
     test_errors();
     test_operation_moves();
     test_key_resolver();
