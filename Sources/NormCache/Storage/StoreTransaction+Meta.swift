@@ -15,7 +15,7 @@ extension StoreTransaction {
 
     /// Deletes the meta entry `name`; returns false when there was none.
     func removeMetaValue(_ name: StaticString) throws(NormCacheError) -> Bool {
-        return try lmdb { () throws(LMDBError) in try txn.delete(meta, Self.key(name)) }
+        try lmdb { () throws(LMDBError) in try txn.delete(meta, Self.key(name)) }
     }
 
     /// The bytes of a meta entry's name.

@@ -56,7 +56,7 @@ argument order: write(op, response, variables), read(op, variables).
 from ._library import lib as _lib
 from ._options import ErrorPolicy, Headers, Policy
 from ._version import __version__
-from .cache import Cache, Durability
+from .cache import Cache, Durability, RulesMode
 from .clock import Clock
 from .errors import (
     CacheMiss,
@@ -143,6 +143,7 @@ __all__ = [
     "ReadStatus",
     "Reason",
     "ResponseObject",
+    "RulesMode",
     "SchemaError",
     "Source",
     "Stale",

@@ -232,6 +232,8 @@ _PROTOTYPES = {
     "normcache_stats": (c_int, [CacheHandle, _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_load_schema": (c_int, [CacheHandle, c_char_p, c_size_t]),
     "normcache_configure": (c_int, [CacheHandle, c_char_p, c_size_t]),
+    "normcache_save_rules": (c_int, [CacheHandle]),
+    "normcache_clear_saved_rules": (c_int, [CacheHandle]),
     "normcache_set_key_resolver": (c_int, [CacheHandle, KEY_RESOLVER, c_void_p]),
     "normcache_set_key_resolver_v2": (c_int, [CacheHandle, KEY_RESOLVER, c_void_p, DESTROY]),
     "normcache_callback_error": (c_int, [c_char_p, c_size_t]),

@@ -68,6 +68,12 @@ PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 #: The durability of commits: "full" (the default: every committed write survives a power
 #: cut) or "fast" (a system crash may lose the last commits, never corrupt the cache).
 Durability = Literal["full", "fast"]
+#: What a cache does with the rules saved in its file (see Cache.save_rules): "saved" (the
+#: default: they become the cache's rules), "own" (it starts with none, as if none were
+#: saved; this opens a file whose saved rules are damaged, to clear or replace them) or
+#: "strict" (as "saved", and prepare and every write raise InvalidArgumentError while the
+#: cache's rules differ from the file's).
+RulesMode = Literal["saved", "own", "strict"]
 
 #: How the envelope of normcache_get_document's object goes on after the document.
 _AFTER_DOCUMENT = b',"missing":'
@@ -150,12 +156,14 @@ class Cache(ManagedHandle[CacheHandle]):
         read_only: bool = False,
         map_size: int | None = None,
         max_readers: int | None = None,
+        rules: RulesMode | None = None,
     ) -> None:
         """Open, and unless read-only create, the cache file at `path` (its directory must
         exist; the lock file `<path>-lock` is made beside it).
 
         `schema` (SDL) is loaded with load_schema and `config` (key rules) applied with
-        configure right after opening; if either fails, the cache is closed again. The
+        configure right after opening (replacing rules saved in the file, see save_rules);
+        if either fails, the cache is closed again. The
         options are normcache_open's; None (or False) leaves the library's default:
 
         - durability: "full" (default; every committed write survives a power cut) or
@@ -165,6 +173,9 @@ class Cache(ManagedHandle[CacheHandle]):
           1 MiB); the map grows by itself when it fills.
         - max_readers: the reader slots of the lock file (default 126, 1..65535); only the
           first process to open the file sets it.
+        - rules: what to do with the rules saved in the file (see RulesMode and
+          save_rules); "saved" by default. Saved rules that are damaged or no longer load
+          raise NotACacheError unless it is "own".
 
         A value of the wrong type or out of range raises InvalidArgumentError, and nothing
         is created.
@@ -184,6 +195,8 @@ class Cache(ManagedHandle[CacheHandle]):
             options["map_size"] = map_size
         if max_readers is not None:
             options["max_readers"] = max_readers
+        if rules is not None:
+            options["rules"] = rules
         encoded_options = json.dumps(options).encode("utf-8") if options else b""
         handle = CacheHandle()
         lib.normcache_open(
@@ -310,7 +323,10 @@ class Cache(ManagedHandle[CacheHandle]):
     @raises_closed_error
     def stats(self) -> dict[str, Any]:
         """Facts about the cache: records, bytes_used, map_size, page_size, format_version,
-        library_version, read_only, durability."""
+        library_version, read_only, durability, and rules_fingerprint and
+        saved_rules_fingerprint: 16 hexadecimal digits for the rules of this cache handle
+        and of its file (None: no rules), which differ when this handle keys records
+        otherwise than the file's rules say."""
         _, buffer = call_with_buffer(lib.normcache_stats, self._live_handle())
         stats: dict[str, Any] = json.loads(buffer)
         return stats
@@ -322,7 +338,9 @@ class Cache(ManagedHandle[CacheHandle]):
         """Load a schema (SDL, with Apollo's @typePolicy and @fieldPolicy directives).
         Operations prepared afterwards are validated against it and use its key rules. Rules
         configured before are checked against it: one that names a type, field or argument
-        the schema lacks raises SchemaError, and the schema is not loaded."""
+        the schema lacks raises SchemaError, and the schema is not loaded. On a cache whose
+        rules are its file's saved rules, the first load_schema or configure replaces them
+        all (see save_rules)."""
         encoded = _encode_key(sdl, "sdl")
         lib.normcache_load_schema(self._live_handle(), encoded, len(encoded))
 
@@ -334,9 +352,27 @@ class Cache(ManagedHandle[CacheHandle]):
         does; by default only the entities a mutation returns are written). With a schema
         loaded, a type, key field, field or key argument the schema lacks raises SchemaError
         (with the byte offset, and a close name if one exists) and nothing is added; without
-        a schema nothing can be checked until load_schema."""
+        a schema nothing can be checked until load_schema. On a cache whose rules are its
+        file's saved rules, the first call replaces them all, as load_schema does."""
         encoded = _encode_json(config, "config")
         lib.normcache_configure(self._live_handle(), encoded, len(encoded))
+
+    @raises_closed_error
+    def save_rules(self) -> None:
+        """Save this cache's rules (the SDL of its schema and its configurations, in the
+        order given) in the file, replacing any saved before. Caches opened on the file
+        afterwards, in any process or language, take them as their own until they are
+        given rules (their first load_schema or configure replaces them all). A key
+        resolver is code and is not saved. A cache without rules raises
+        InvalidArgumentError; a read-only one, ReadOnlyError."""
+        lib.normcache_save_rules(self._live_handle())
+
+    @raises_closed_error
+    def clear_saved_rules(self) -> bool:
+        """Remove the rules saved in the file; return whether there were any. Open caches
+        keep their rules; caches opened afterwards start with none."""
+        status: int = lib.normcache_clear_saved_rules(self._live_handle())
+        return status != NOTFOUND
 
     @raises_closed_error
     def prepare(self, document: str | bytes, operation_name: str | None = None) -> Operation:

@@ -16,6 +16,8 @@ FIELDS = {
     "library_version",
     "read_only",
     "durability",
+    "rules_fingerprint",
+    "saved_rules_fingerprint",
 }
 
 
@@ -31,6 +33,7 @@ def test_a_fresh_cache(cache: normcache.Cache) -> None:
     assert stats["library_version"] == normcache.version() == "0.1.0"
     assert stats["read_only"] is False
     assert stats["durability"] == "full"
+    assert stats["rules_fingerprint"] is None and stats["saved_rules_fingerprint"] is None
     assert stats["map_size"] == 64 * MIB
     assert _is_int(stats["format_version"]) and stats["format_version"] >= 1
     page = stats["page_size"]
