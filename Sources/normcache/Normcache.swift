@@ -24,7 +24,7 @@ struct Normcache: ParsableCommand {
         subcommands: [
             StatsCommand.self, KeysCommand.self, GetCommand.self, RemoveCommand.self, DumpCommand.self, LoadCommand.self,
             CopyCommand.self, InvalidateCommand.self, PrepareCommand.self, NormalizeCommand.self, WriteCommand.self,
-            ReadCommand.self, BenchCommand.self, DemoCommand.self,
+            ReadCommand.self, RulesCommand.self, BenchCommand.self, DemoCommand.self,
         ]
     )
 

@@ -16,11 +16,12 @@ def test_stats_text(cli: CLI, pets: str) -> None:
     assert re.fullmatch(r"bytes used    \d+", lines[1])
     assert re.fullmatch(r"map size      \d+", lines[2])
     assert lines[3] == "format        1"
-    assert re.fullmatch(r"oldest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[4])
-    assert re.fullmatch(r"newest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[5])
-    assert lines[6] == ""
-    assert re.split(r"\s{2,}", lines[7]) == ["group", "records", "bytes", "oldest write", "newest write"]
-    rows = [re.split(r"\s+", line.strip()) for line in lines[8:]]
+    assert lines[4] == "saved rules   -"
+    assert re.fullmatch(r"oldest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[5])
+    assert re.fullmatch(r"newest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[6])
+    assert lines[7] == ""
+    assert re.split(r"\s{2,}", lines[8]) == ["group", "records", "bytes", "oldest write", "newest write"]
+    rows = [re.split(r"\s+", line.strip()) for line in lines[9:]]
     assert [(row[0], row[1]) for row in rows] == [("Pet:", "2"), ("QUERY_ROOT", "1"), ("User:", "1")]
 
 
@@ -30,7 +31,7 @@ def test_stats_json(cli: CLI, pets: str) -> None:
     stats = json.loads(cli.ok("stats", pets, "--json"))
     assert set(stats) == {
         "records", "bytes_used", "map_size", "page_size", "format_version", "library_version", "read_only",
-        "durability", "groups", "oldest_write", "newest_write",
+        "durability", "rules_fingerprint", "saved_rules_fingerprint", "groups", "oldest_write", "newest_write",
     }  # fmt: skip
     assert stats["records"] == 5 and stats["read_only"] is True
     assert [(g["group"], g["records"]) for g in stats["groups"]] == [("Pet:", 3), ("QUERY_ROOT", 1), ("User:", 1)]
@@ -44,7 +45,7 @@ def test_stats_of_an_empty_cache(cli: CLI) -> None:
     cli.ok("load", "empty.cache", stdin="")
     stats = json.loads(cli.ok("stats", "empty.cache", "--json"))
     assert (stats["records"], stats["groups"], stats["oldest_write"], stats["newest_write"]) == (0, [], None, None)
-    assert cli.ok("stats", "empty.cache").splitlines()[4:] == ["oldest write  -", "newest write  -"]
+    assert cli.ok("stats", "empty.cache").splitlines()[5:] == ["oldest write  -", "newest write  -"]
 
 
 def test_keys_lists_a_group_or_everything(cli: CLI, pets: str) -> None:

@@ -9,7 +9,9 @@ struct StatsCommand: ParsableCommand {
         discussion: """
             A key group is a key's text up to its first ':' (Pet:), or up to its first '.' when that \
             comes first (QUERY_ROOT). Bytes are those of the keys and encoded records; "bytes used" \
-            counts the file's pages. Times are UTC; with --json, seconds since 1970.
+            counts the file's pages. "saved rules" is the fingerprint of the schema and key rules \
+            saved in the file (see normcache rules), or - when it has none. Times are UTC; with \
+            --json, seconds since 1970.
 
             EXAMPLE
               normcache stats app.cache --json
@@ -41,6 +43,7 @@ struct StatsCommand: ParsableCommand {
         print("bytes used    \(stats.bytesUsed)")
         print("map size      \(stats.mapSize)")
         print("format        \(stats.formatVersion)")
+        print("saved rules   \(stats.savedRulesFingerprint ?? "-")")
         print("oldest write  \(oldest.map(Output.time) ?? "-")")
         print("newest write  \(newest.map(Output.time) ?? "-")")
         guard !groups.isEmpty else { return }

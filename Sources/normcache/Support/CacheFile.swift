@@ -13,10 +13,13 @@ struct CacheFile: ParsableArguments {
         return try NormalizedCache(path: cache, options: options)
     }
 
-    /// Opens the cache for writing; creates the file when it does not exist and
-    /// `creating`, else fails with a storage error.
-    func openForWriting(creating: Bool) throws -> NormalizedCache {
+    /// Opens the cache for writing, with the saved rules unless `rules` says otherwise;
+    /// creates the file when it does not exist and `creating`, else fails with a storage
+    /// error.
+    func openForWriting(creating: Bool, rules: CacheOptions.Rules = .saved) throws -> NormalizedCache {
         guard creating || InputFile.exists(cache) else { throw CommandFailure(.storage, "cannot open '\(cache)': no such file") }
-        return try NormalizedCache(path: cache)
+        var options = CacheOptions()
+        options.rules = rules
+        return try NormalizedCache(path: cache, options: options)
     }
 }
