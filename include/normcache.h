@@ -722,7 +722,9 @@ int normcache_key_set(normcache_key *key, const char *id, size_t id_len, const c
  * nullable variable fits a non-null argument only when the variable or the argument
  * has a default; lists fit level by level).
  *
- * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL out_op);
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL out_op; opened
+ * with "rules": "strict", rules that differ from the file's saved rules: see "Saved
+ * rules"); NORMCACHE_ENOTCACHE (under "strict", damaged saved rules);
  * NORMCACHE_EDOCUMENT (malformed or invalid document, unknown operation name, several
  * operations (or, without operations, several fragments) and no name; line and column
  * in the message). *out_op is NULL on failure.

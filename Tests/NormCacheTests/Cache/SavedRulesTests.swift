@@ -100,9 +100,7 @@ import Testing
 
     @Test func ownRulesIgnoreTheSavedOnes() throws {
         let test = try Self.savedCache()
-        var options = CacheOptions()
-        options.rules = .own
-        let other = try test.reopen(options: options)
+        let other = try test.reopen(options: Self.options(.own))
         defer { other.close() }
         let stats = try other.stats()
         #expect(stats.rulesFingerprint == nil && stats.savedRulesFingerprint == Self.fingerprint)
@@ -110,9 +108,7 @@ import Testing
 
     @Test func strictHandlesRefuseRulesThatDifferFromTheSavedOnes() throws {
         let test = try Self.savedCache()
-        var options = CacheOptions()
-        options.rules = .strict
-        let other = try test.reopen(options: options)
+        let other = try test.reopen(options: Self.options(.strict))
         defer { other.close() }
         _ = try other.put(json: #"{"Dog:2": {"name": "Fido"}}"#)
         try other.configure(#"{"defaultKeyFields": ["id"]}"#)
@@ -133,9 +129,7 @@ import Testing
     }
 
     @Test func strictHandlesWithoutRulesWriteToFilesWithoutRules() throws {
-        var options = CacheOptions()
-        options.rules = .strict
-        let test = try TestCache(options: options)
+        let test = try TestCache(options: Self.options(.strict))
         _ = try test.cache.put(json: #"{"Dog:2": {"name": "Fido"}}"#)
         _ = try test.cache.prepare(Self.query)
     }
@@ -174,9 +168,7 @@ import Testing
             #expect(throws: NormCacheError(.notACache, message)) { try test.reopen().close() }
             #expect(throws: NormCacheError(.notACache, message)) { try test.reopen().close() }
         }
-        var options = CacheOptions()
-        options.rules = .own
-        let repair = try test.reopen(options: options)
+        let repair = try test.reopen(options: Self.options(.own))
         defer { repair.close() }
         #expect(try repair.clearSavedRules())
         try test.reopen().close()
@@ -191,6 +183,13 @@ import Testing
         for count in 9..<stored.count {
             #expect(throws: NormCacheError.self) { try stored.prefix(count).withUnsafeBytes { try SavedRules(stored: $0, path: "p") } }
         }
+    }
+
+    /// The default options with `rules`.
+    static func options(_ rules: CacheOptions.Rules) -> CacheOptions {
+        var options = CacheOptions()
+        options.rules = rules
+        return options
     }
 
     /// Writes `stored` as the file's saved rules, as a damaged or foreign file holds them.
