@@ -27,11 +27,14 @@ extension NormalizedCache {
         try store.write(checked: false) { (txn) throws(NormCacheError) in try txn.removeMetaValue(SavedRules.metaName) }
     }
 
-    /// Takes the rules saved in the file, if any, as this new handle's.
+    /// Takes the rules saved in the file, if any, as this new handle's. A handle open
+    /// for writing reads them in a write transaction that it drops: opening it needs no
+    /// reader slot, and must not start needing one when every slot is taken.
     func adoptSavedRules() throws(NormCacheError) {
-        let saved = try store.read { (txn) throws(NormCacheError) -> SavedRules? in
+        let decode = { [path] (txn: StoreTransaction) throws(NormCacheError) -> SavedRules? in
             try txn.metaValue(SavedRules.metaName).map { (stored) throws(NormCacheError) in try SavedRules(stored: stored, path: path) }
         }
+        let saved = options.readOnly ? try store.read(decode) : try store.write(committing: false, checked: false, decode)
         guard let saved else { return }
         do throws(NormCacheError) {
             try rules.adopt(saved)

@@ -461,8 +461,9 @@ static void check_free_slots(const char *path, int slots)
 
 /**
  * Child body: a process opening the cache while every reader slot is taken. A
- * read-only open needs a slot and fails with ESTORAGE; a read-write open needs none,
- * but its reads fail while its writes succeed.
+ * read-only open needs a slot and fails with ESTORAGE; a read-write open needs none
+ * (it reads the saved rules in a write transaction), but its reads fail while its
+ * writes succeed.
  */
 static void open_with_slots_full(const char *path, int number)
 {
@@ -498,6 +499,9 @@ static void test_reader_slots_held(void)
     nc_temp_path(path, "slots-held");
     cache = NC_OPEN(path, "{\"max_readers\": 2}");
     CHECK_PUT(cache, "{\"R:1\": {\"x\": 1}}", "[\"R:1.x\"]");
+    /* Saved rules, which every later open reads, must not make a read-write open need a slot. */
+    CHECK_OK(normcache_configure(cache, "{\"defaultKeyFields\": [\"id\"]}", NORMCACHE_NUL_TERMINATED));
+    CHECK_OK(normcache_save_rules(cache));
     holder = hold_slots(path, 3);
     CHECK(holder.held == 2);
     CHECK(holder.refused == MDB_READERS_FULL);
