@@ -48,9 +48,10 @@ WRITE_STRICT_KEYS = 1
 #: NORMCACHE_MAX_AGE_LIMIT: the largest max_age a write accepts, in seconds.
 MAX_AGE_LIMIT = 2147483647
 
-_LIBRARY_NAME = "libnormcache.so"
+#: Where a built package carries its library, below the package folder: the wheel's copy,
+#: installed there by CMake's install component "python".
+BUNDLED_LIBRARY = Path("_lib") / "libnormcache.so"
 _SONAME = "libnormcache.so.0"
-_CHECKOUT_BUILDS = (".build/release", ".build/debug", "build", "build/lib")
 
 _BUFFER_OUT = POINTER(c_void_p)  # char **: c_void_p, so the buffer can go back to normcache_free
 _LENGTH_OUT = POINTER(c_size_t)
@@ -352,26 +353,15 @@ def _take_callback_failure() -> tuple[BaseException | None, str | None]:
     return held
 
 
-def _checkout_root(start: Path) -> Path | None:
-    """The nearest folder at or above `start` holding Package.swift (a source checkout), if any."""
-    for folder in (start, *start.parents):
-        if (folder / "Package.swift").is_file():
-            return folder
-    return None
-
-
 def candidates(environ: Mapping[str, str], package_dir: Path) -> Iterator[str]:
-    """The libraries to try, in order: $NORMCACHE_LIBRARY alone when set; else the package
-    folder, the build folders of a source checkout, then the system loader."""
+    """The libraries to try, in order: $NORMCACHE_LIBRARY alone when set; else the copy the
+    package carries (package_dir/_lib/libnormcache.so), then the system's, as the loader
+    finds it (ctypes.util.find_library, then the soname)."""
     override = environ.get(LIBRARY_ENV)
     if override:
         yield override
         return
-    yield str(package_dir / _LIBRARY_NAME)
-    root = _checkout_root(package_dir)
-    if root is not None:
-        for build in _CHECKOUT_BUILDS:
-            yield str(root / build / _LIBRARY_NAME)
+    yield str(package_dir / BUNDLED_LIBRARY)
     system = ctypes.util.find_library("normcache")
     if system:
         yield system
@@ -424,7 +414,10 @@ def _load() -> tuple[ctypes.CDLL, str]:
         _declare(library, candidate)
         check_version(library.normcache_version().decode("ascii", "replace"))
         return library, candidate
-    raise LibraryLoadError(f"cannot load libnormcache; set {LIBRARY_ENV} to its path. Tried:\n  " + "\n  ".join(tried))
+    raise LibraryLoadError(
+        "cannot load libnormcache: install this package with pip from a checkout of the repository, which"
+        f" builds the library into it, or set {LIBRARY_ENV} to the library's path. Tried:\n  " + "\n  ".join(tried)
+    )
 
 
 #: The loaded library, and the name or path it was loaded from.

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import ctypes
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -155,9 +159,9 @@ def test_pyproject_takes_its_version_from_the_package() -> None:
     project = tomllib.loads((PACKAGE_DIR.parent / "pyproject.toml").read_text())
     assert "version" not in project["project"]
     assert project["project"]["dynamic"] == ["version"]
-    attribute = project["tool"]["setuptools"]["dynamic"]["version"]["attr"]
-    assert attribute == "normcache._version.__version__"
-    # setuptools reads the literal without importing the package (which loads the library).
+    version = project["tool"]["scikit-build"]["metadata"]["version"]
+    assert version == {"provider": "scikit_build_core.metadata.regex", "input": "normcache/_version.py"}
+    # scikit-build-core reads the literal without importing the package (which loads the library).
     source = (PACKAGE_DIR / "_version.py").read_text()
     assert re.findall(r"^__version__ = (.+)$", source, flags=re.M) == [json.dumps(normcache.__version__)]
 
@@ -311,45 +315,33 @@ def test_lookup_uses_only_the_environment_variable_when_set(tmp_path: Path) -> N
     assert found == ["/opt/x/libnormcache.so"]
 
 
-def test_lookup_order_in_a_source_checkout(tmp_path: Path) -> None:
-    (tmp_path / "Package.swift").write_text("// swift-tools-version:6.0\n")
-    package = tmp_path / "bindings" / "python" / "normcache"
-    found = list(_library.candidates({"NORMCACHE_LIBRARY": ""}, package))
-    assert found[:5] == [
-        str(package / "libnormcache.so"),
-        str(tmp_path / ".build" / "release" / "libnormcache.so"),
-        str(tmp_path / ".build" / "debug" / "libnormcache.so"),
-        str(tmp_path / "build" / "libnormcache.so"),
-        str(tmp_path / "build" / "lib" / "libnormcache.so"),
-    ]
-    assert found[-1] == "libnormcache.so.0"
-    assert len(found) in (6, 7)  # ctypes.util.find_library may add one before the soname
-
-
-def test_lookup_order_outside_a_checkout(tmp_path: Path) -> None:
+def test_lookup_order_without_the_variable(tmp_path: Path) -> None:
     package = tmp_path / "site-packages" / "normcache"
-    found = list(_library.candidates({}, package))
-    if any((folder / "Package.swift").is_file() for folder in package.parents):
-        pytest.skip("the temporary folder is inside a Swift package")
-    assert found[0] == str(package / "libnormcache.so")
-    assert found[-1] == "libnormcache.so.0"
-    assert not any(".build" in candidate for candidate in found)
+    for environ in ({}, {"NORMCACHE_LIBRARY": ""}):
+        found = list(_library.candidates(environ, package))
+        assert found[0] == str(package / "_lib" / "libnormcache.so")
+        assert found[-1] == "libnormcache.so.0"
+        assert len(found) in (2, 3)  # ctypes.util.find_library may add one before the soname
 
 
-def test_library_is_found_in_a_source_checkout_without_the_variable(run_python: RunPython) -> None:
-    root = next((f for f in PACKAGE_DIR.parents if (f / "Package.swift").is_file()), None)
-    if root is None:
-        pytest.skip("not running from a source checkout")
-    places = [PACKAGE_DIR] + [root / b for b in (".build/release", ".build/debug", "build", "build/lib")]
-    present = [p / "libnormcache.so" for p in places if (p / "libnormcache.so").is_file()]
-    if not present:
-        pytest.skip("no built library in the checkout")
-    # run_python names the library in NORMCACHE_LIBRARY; the child drops it before importing.
-    child = run_python(
-        "import os; del os.environ['NORMCACHE_LIBRARY']; import normcache; print(normcache._library.path)"
+def test_the_library_a_package_carries_is_loaded_without_the_variable(tmp_path: Path) -> None:
+    # The package as pip installs it: the modules, and the library in _lib/.
+    installed = tmp_path / "site-packages"
+    shutil.copytree(PACKAGE_DIR, installed / "normcache", ignore=shutil.ignore_patterns("__pycache__", "_lib"))
+    (installed / "normcache" / "_lib").mkdir()
+    shutil.copyfile(_library.path, installed / "normcache" / "_lib" / "libnormcache.so")
+    environment = {name: value for name, value in os.environ.items() if name != "NORMCACHE_LIBRARY"}
+    environment["PYTHONPATH"] = str(installed)
+    child = subprocess.run(
+        [sys.executable, "-c", "import normcache; print(normcache._library.path)"],
+        env=environment,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert child.returncode == 0, child.stderr
-    assert child.stdout.strip() == str(present[0])
+    assert child.stdout.strip() == str(installed / "normcache" / "_lib" / "libnormcache.so")
 
 
 def test_missing_library_raises_an_import_error_naming_what_was_tried(run_python: RunPython) -> None:
