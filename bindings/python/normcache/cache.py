@@ -16,7 +16,7 @@ import json
 import operator
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from ctypes import byref, c_size_t, c_uint64
 from typing import Any, Literal, Optional, Union
 
@@ -314,6 +314,38 @@ class Cache(ManagedHandle[CacheHandle]):
         )
         keys: list[str] = json.loads(buffer)
         return keys
+
+    def records(self, prefix: Key = "", *, page_size: int = 1000) -> Iterator[tuple[str, dict[str, Any]]]:
+        """The records of a key group, as (key, fields) pairs in the byte order of their keys:
+        every record whose key starts with `prefix` ("Article:"; "" for all). The keys are
+        listed `page_size` at a time (search with `after`), so a large group is never held
+        whole; a stored document comes as its record ({"$document": ...}).
+
+        The iteration is not a snapshot: each page of keys is listed when the iteration
+        reaches it and each record is read when it is yielded. A record written meanwhile
+        is yielded if its key sorts after the last key yielded, not otherwise; a listed
+        record removed before its turn is skipped; a record changed before its turn comes
+        as changed. No key comes twice. A bad prefix or page_size, or a closed cache,
+        raises here, not at the first step."""
+        size = operator.index(page_size)
+        if size < 1:
+            raise ValueError(f"page_size must be a positive integer, not {page_size!r}")
+        encoded = _encode_key(prefix, "prefix")
+        self._live_handle()
+        return self._record_pages(encoded, size)
+
+    def _record_pages(self, prefix: bytes, page_size: int) -> Iterator[tuple[str, dict[str, Any]]]:
+        """The iteration of records(): a page of keys after the last one, then each record."""
+        after: str | None = None
+        while True:
+            keys = self.search(prefix, after=after, limit=page_size)
+            for key in keys:
+                record = self.get(key)
+                if record is not None:
+                    yield key, record
+            if len(keys) < page_size:
+                return
+            after = keys[-1]
 
     @raises_closed_error
     def clear(self) -> None:
