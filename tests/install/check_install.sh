@@ -1,5 +1,6 @@
 #!/bin/sh
-# check_install.sh BUILD_DIR — installs the build into a temporary prefix, then builds
+# check_install.sh BUILD_DIR — installs the build into a temporary prefix (checking that
+# the Python package's copy of the library stays out of it), then builds
 # tests/install/app.c outside the tree twice, with pkg-config and with CMake's
 # find_package(normcache), runs both, and checks what they print; when the build has the
 # command line (NORMCACHE_BUILD_CLI), checks that the installed normcache runs on its
@@ -11,6 +12,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
+# The Python package's copy (install component "python") is not part of a full install.
+[ ! -e "$prefix/normcache" ] || { echo "a full install put the Python package's library in $prefix/normcache" >&2; exit 1; }
 libdir=$(dirname "$(find "$prefix" -name 'libnormcache.so' | head -n 1)")
 expected='0.1.0 {"name":"Rex"}'
 
