@@ -19,12 +19,14 @@ the articles came from and their titles:
 
 The API answers JSON of the shape {"articles": [{"title": "..."}, ...]}.
 
-It imports normcache as any program does: the package installed, or a checkout's
-bindings/python on PYTHONPATH. The package loads libnormcache.so from $NORMCACHE_LIBRARY
-when it is set, else from its own folder, a checkout's build folders (build/, .build/)
-or the system's library path. From the root of a checkout, after building the library
-(cmake --build build):
+It imports normcache as any program does. With the package installed (pip install
+./bindings/python, which builds the library into it):
 
+    python3 examples/rest_feed.py /tmp/feed.cache http://127.0.0.1:8080
+
+or from the root of a checkout, on the library of the CMake build (cmake --build build):
+
+    export NORMCACHE_LIBRARY=build/libnormcache.so
     PYTHONPATH=bindings/python python3 examples/rest_feed.py /tmp/feed.cache http://127.0.0.1:8080
 
 --now SECONDS sets the cache's clock (Cache.set_clock) to that time, in seconds since
