@@ -4,6 +4,8 @@
     with normcache.Cache("app.cache") as cache:
         cache.put({"Droid:2001": {"name": "R2-D2"}})   # ["Droid:2001.name"]
         cache.get("Droid:2001")                        # {"name": "R2-D2"}
+        for key, record in cache.records("Droid:"):    # a key group, listed a page at a time
+            print(key, record)                         # Droid:2001 {'name': 'R2-D2'}
 
 GraphQL responses are normalized by the operation that asked for them:
 
