@@ -325,8 +325,8 @@ class Cache(ManagedHandle[CacheHandle]):
         reaches it and each record is read when it is yielded. A record written meanwhile
         is yielded if its key sorts after the last key yielded, not otherwise; a listed
         record removed before its turn is skipped; a record changed before its turn comes
-        as changed. No key comes twice. A bad prefix or page_size, or a closed cache,
-        raises here, not at the first step."""
+        as changed. No key comes twice. A prefix that is neither str nor bytes, a bad
+        page_size or a closed cache raises here, not at the first step."""
         size = operator.index(page_size)
         if size < 1:
             raise ValueError(f"page_size must be a positive integer, not {page_size!r}")
