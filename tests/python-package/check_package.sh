@@ -14,8 +14,8 @@
 # $NORMCACHE_PYTHON_BUILD_DIR (default build-python/ in the checkout), which both builds
 # share (scikit-build-core's build-dir), so CMake configures once. Each build still
 # compiles the Swift modules whole: under CMake 3.25 the -wmo build writes none of the
-# per-file objects Ninja expects, so Ninja never finds them up to date (60-100 s a build
-# on the shared 2-core project machine; the whole run took 2.5-3.5 minutes there).
+# per-file objects Ninja expects, so Ninja never finds them up to date (60-130 s a build
+# on the shared 2-core project machine; the whole run took 2.5-4.5 minutes there).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build_dir=${NORMCACHE_PYTHON_BUILD_DIR:-$root/build-python}
