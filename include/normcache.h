@@ -43,6 +43,17 @@
  *    except normcache_close, which releases the child's copy and leaves the parent's
  *    handle and the file alone. Prepared operations (normcache_op) are plain values:
  *    a child may use inherited ones with a cache it opens itself.
+ *  - fork() from a threaded program: the library's process-wide locks (the open
+ *    files, the handle tables) are taken by a pthread_atfork handler before fork()
+ *    and are free in the child whatever the parent's other threads were doing, also
+ *    inside normcache_open or normcache_close. So a child, before or without exec,
+ *    may call every normcache function under the rules above: open the cache, use
+ *    inherited operations, close inherited handles. A fork() waits for a
+ *    normcache_open or normcache_close in progress on another thread (LMDB's open
+ *    and close of the file) to finish. What the library cannot answer for are locks
+ *    outside it that the parent's threads held (those of the host's own code, or of
+ *    a callback it set); as POSIX says, only async-signal-safe calls are safe in such
+ *    a child in general.
  *  - Time: every call that writes, reads an operation or a document, or invalidates asks
  *    the handle's clock once (normcache_set_clock); a clock set by the host that fails
  *    fails that call with NORMCACHE_ECALLBACK, which the Returns lists below do not

@@ -1,5 +1,4 @@
 import NormCache
-import Synchronization
 
 /// The live objects behind C handles (`normcache*`, `normcache_op*`).
 ///
@@ -7,12 +6,13 @@ import Synchronization
 /// generation, so a closed, doubly closed or made-up handle is recognised and refused
 /// (`NORMCACHE_EINVAL`) instead of being dereferenced. A table bound to its process
 /// also refuses, in a child made by fork(), the handles the parent registered: they
-/// may be closed there, nothing else.
-final class HandleTable<Object: AnyObject & Sendable>: Sendable {
+/// may be closed there, nothing else. Its lock is one of `ForkSafety`'s, so a child can
+/// register handles whatever the parent's threads were doing at the fork.
+final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
     private struct Slot {
         var generation: UInt64
         var object: Object?
-        /// The fork generation (`ForkGeneration`) the handle was registered in.
+        /// The fork generation (`ForkSafety.generation`) the handle was registered in.
         var forkGeneration: UInt64 = 0
     }
 
@@ -23,17 +23,20 @@ final class HandleTable<Object: AnyObject & Sendable>: Sendable {
     /// What the handles are called in messages ("cache handle").
     private let name: String
     private let boundToProcess: Bool
-    private let slots = Mutex<[Slot]>([])
+    private let lock: Mutex
+    /// Changed only under `lock`.
+    private var slots: [Slot] = []
 
-    init(name: String, boundToProcess: Bool) {
+    /// A table whose slots `lock` guards.
+    init(name: String, boundToProcess: Bool, lock: Mutex) {
         self.name = name
         self.boundToProcess = boundToProcess
-        if boundToProcess { ForkGeneration.start() }
+        self.lock = lock
     }
 
     /// Registers an object and returns its handle.
     func register(_ object: Object) throws(NormCacheError) -> OpaquePointer {
-        let handle: UInt? = slots.withLock { slots in
+        let handle: UInt? = lock.withLock {
             let index: Int
             if let free = slots.firstIndex(where: { $0.object == nil }) {
                 index = free
@@ -44,7 +47,7 @@ final class HandleTable<Object: AnyObject & Sendable>: Sendable {
             }
             slots[index].generation = (slots[index].generation + 1) & Self.generationMask
             slots[index].object = object
-            slots[index].forkGeneration = ForkGeneration.current
+            slots[index].forkGeneration = ForkSafety.generation
             return UInt(index + 1) | UInt(slots[index].generation) << UInt(Self.slotBits)
         }
         guard let handle, let pointer = OpaquePointer(bitPattern: handle) else {
@@ -55,9 +58,9 @@ final class HandleTable<Object: AnyObject & Sendable>: Sendable {
 
     /// The live object of a handle registered in this process.
     func object(_ handle: OpaquePointer?) throws(NormCacheError) -> Object {
-        let slot = slots.withLock { slots in Self.find(handle, in: slots).map { slots[$0] } }
+        let slot = lock.withLock { Self.find(handle, in: slots).map { slots[$0] } }
         guard let slot, let object = slot.object else { throw invalid(handle) }
-        guard !boundToProcess || slot.forkGeneration == ForkGeneration.current else {
+        guard !boundToProcess || slot.forkGeneration == ForkSafety.generation else {
             throw NormCacheError(.invalidArgument, "the \(name) was opened before fork() by the parent process: open the cache again in this process")
         }
         return object
@@ -65,7 +68,7 @@ final class HandleTable<Object: AnyObject & Sendable>: Sendable {
 
     /// Removes a handle from the table and returns its object, for closing.
     func unregister(_ handle: OpaquePointer?) throws(NormCacheError) -> Object {
-        let object: Object? = slots.withLock { slots in
+        let object: Object? = lock.withLock {
             guard let index = Self.find(handle, in: slots) else { return nil }
             defer { slots[index].object = nil }
             return slots[index].object
@@ -90,6 +93,7 @@ final class HandleTable<Object: AnyObject & Sendable>: Sendable {
 }
 
 /// The open caches.
-let caches = HandleTable<NormalizedCache>(name: "cache handle", boundToProcess: true)
+let caches = HandleTable<NormalizedCache>(name: "cache handle", boundToProcess: true, lock: ForkSafety.locks.cacheHandles)
 /// The prepared operations: plain values, usable in a child process with a handle it opens.
-let operations = HandleTable<PreparedOperation>(name: "operation handle", boundToProcess: false)
+let operations = HandleTable<PreparedOperation>(name: "operation handle", boundToProcess: false,
+                                                lock: ForkSafety.locks.operationHandles)

@@ -4,7 +4,7 @@ import Glibc
 /// so that every handle on a file shares one LMDB environment. Entries inherited from
 /// a parent through fork() are not used: the child opens environments of its own.
 enum EnvironmentRegistry {
-    private static let lock = Mutex()
+    private static var lock: Mutex { ForkSafety.locks.registry }
     nonisolated(unsafe) private static var open: [FileIdentity: SharedEnvironment] = [:]
 
     /// The environment of the file at `path`, opened when this process has none yet,

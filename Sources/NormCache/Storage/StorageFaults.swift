@@ -66,7 +66,7 @@ extension StorageFaults {
         }
     }
 
-    private static let lock = Mutex()
+    private static var lock: Mutex { ForkSafety.locks.faults }
     nonisolated(unsafe) private static var armed: [Armed] = []
 
     /// Runs `body` with the next `count` calls at `point` that this thread makes failing

@@ -35,10 +35,10 @@ final class ReadWriteLock: @unchecked Sendable {
 }
 
 /// A pthread mutex.
-final class Mutex: @unchecked Sendable {
+package final class Mutex: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    init() {
+    package init() {
         pthread_mutex_init(mutex, nil)
     }
 
@@ -48,9 +48,25 @@ final class Mutex: @unchecked Sendable {
     }
 
     /// Runs `body` holding the mutex.
-    func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+    package func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
+    }
+
+    /// Takes the mutex, for `ForkSafety`'s prepare handler, which holds it across fork().
+    func lock() {
+        pthread_mutex_lock(mutex)
+    }
+
+    /// Releases the mutex taken by `lock()`, in the parent after fork().
+    func unlock() {
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Makes the mutex free again in a child after fork(), where it is still held as
+    /// the prepare handler took it.
+    func reinitialise() {
+        pthread_mutex_init(mutex, nil)
     }
 }

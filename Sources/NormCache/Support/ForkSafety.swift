@@ -1,0 +1,60 @@
+import Glibc
+
+/// The global locks of the process, kept so that fork() finds them free.
+///
+/// A child made by fork() has only the thread that called it: a lock that another
+/// thread of the parent held at that moment stays held in the child for ever, and the
+/// child's first call that needs it hangs (a child's `normcache_open` did, when a parent
+/// thread was inside `normcache_open` or `normcache_close` at the fork). Handlers
+/// registered once with `pthread_atfork`, when the locks are first used, take every
+/// lock below before fork() in the order of `all`, release them after it in the parent,
+/// and initialise them afresh in the child, so that fork() happens while no thread of
+/// the parent holds one.
+///
+/// No thread holds one of these locks while it takes another, so any fixed order is
+/// free of deadlock; this one is the registry (held across an LMDB open or close), the
+/// handle tables of the C interface, then the fault injection of debug builds. The
+/// locks of one open environment or store are not here: a child never uses the
+/// parent's environments (`SharedEnvironment.belongsToThisProcess`).
+package final class ForkSafety: Sendable {
+    /// The locks of this process, with the fork handlers registered.
+    package static let locks = ForkSafety()
+
+    /// The lock of the open environments (`EnvironmentRegistry`).
+    let registry = Mutex()
+    /// The lock of the C interface's table of cache handles.
+    package let cacheHandles = Mutex()
+    /// The lock of the C interface's table of prepared operations.
+    package let operationHandles = Mutex()
+    #if NORMCACHE_FAULT_INJECTION
+    /// The lock of the faults armed for tests (`StorageFaults`).
+    let faults = Mutex()
+    #endif
+
+    /// Every lock, in the order fork() takes them.
+    private var all: [Mutex] {
+        #if NORMCACHE_FAULT_INJECTION
+        [registry, cacheHandles, operationHandles, faults]
+        #else
+        [registry, cacheHandles, operationHandles]
+        #endif
+    }
+
+    /// How many fork()s separate this process from the one that loaded the library.
+    /// Only the child handler changes it, while the child has one thread, so every
+    /// thread reads it without a lock.
+    package static var generation: UInt64 { forks }
+
+    nonisolated(unsafe) private static var forks: UInt64 = 0
+
+    private init() {
+        pthread_atfork({
+            for lock in ForkSafety.locks.all { lock.lock() }
+        }, {
+            for lock in ForkSafety.locks.all.reversed() { lock.unlock() }
+        }, {
+            ForkSafety.forks += 1
+            for lock in ForkSafety.locks.all { lock.reinitialise() }
+        })
+    }
+}
