@@ -34,13 +34,20 @@ final class RecordStore: @unchecked Sendable {
 
     /// Closes the handle once its calls in progress end; returns false when it was
     /// already closed. The file's environment closes with its last handle.
+    ///
+    /// A store inherited through fork() is closed in the child without its lock: a
+    /// thread of the parent inside a call at the fork holds that lock in the child for
+    /// ever, and the child's calls on the store are refused anyway (`SharedEnvironment`).
     func close() -> Bool {
-        let wasOpen = state.withExclusiveAccess { () -> Bool in
-            defer { isClosed = true }
-            return !isClosed
-        }
+        let wasOpen = shared.belongsToThisProcess ? state.withExclusiveAccess(markClosed) : markClosed()
         if wasOpen { EnvironmentRegistry.release(shared) }
         return wasOpen
+    }
+
+    /// Marks the store closed; returns whether it was open.
+    private func markClosed() -> Bool {
+        defer { isClosed = true }
+        return !isClosed
     }
 
     deinit {
