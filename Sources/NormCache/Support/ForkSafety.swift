@@ -13,9 +13,12 @@ import Glibc
 ///
 /// No thread holds one of these locks while it takes another, so any fixed order is
 /// free of deadlock; this one is the registry (held across an LMDB open or close), the
-/// handle tables of the C interface, then the fault injection of debug builds. The
-/// locks of one open environment or store are not here: a child never uses the
-/// parent's environments (`SharedEnvironment.belongsToThisProcess`).
+/// handle tables of the C interface, then the fault injection of debug builds. Not
+/// here, because a child never takes them: the locks of one open environment or store
+/// (a child never uses the parent's environments, `SharedEnvironment.belongsToThisProcess`,
+/// and closes an inherited store without its lock) and the block pool's (a child
+/// neither takes nor keeps blocks, `BlockPool`). Per-thread state (the C interface's
+/// last error message) lives under pthread keys and needs no lock.
 package final class ForkSafety: Sendable {
     /// The locks of this process, with the fork handlers registered.
     package static let locks = ForkSafety()
