@@ -197,8 +197,9 @@ typedef struct normcache normcache;
  * normcache_open — open (and, unless read-only, create) the cache at a path.
  *
  * `path` names the cache file, as with SQLite: `app.cache` is the data file and
- * `app.cache-lock` the lock file beside it. The directory must exist. A new file is
- * created with mode 0644 (less the umask) and stamped with the current format.
+ * `app.cache-lock` the lock file beside it. The directory must exist. New files are
+ * created with mode 0600 (owner only, less the umask; see "mode") and a new cache is
+ * stamped with the current format.
  *
  * `options_json` is NULL/0 for the defaults, or a JSON object with any of:
  *   "durability": "full" (default) — every committed write survives a power cut;
@@ -221,6 +222,14 @@ typedef struct normcache normcache;
  *                 "strict" — as "saved", and normcache_prepare and every write fail
  *                 with NORMCACHE_EINVAL while the handle's rules differ from the
  *                 file's saved rules.
+ *   "mode":       the permission bits of the data and lock files when this open
+ *                 creates them, less the umask: a string of octal digits ("0640", as
+ *                 chmod takes them) or an integer (416, as open(2) takes 0640);
+ *                 default "0600", owner only. Bits outside 0777 are NORMCACHE_EINVAL.
+ *                 Every process that opens a cache, a read-only one too, writes the lock
+ *                 file: a cache shared by a group needs "0660". A user who may not write
+ *                 the lock file (or read the data file) gets NORMCACHE_ESTORAGE with a
+ *                 message that names the file and what to do.
  * An unknown option or a value of the wrong type is NORMCACHE_EINVAL, and nothing is
  * created. When this process has the file open already, the new handle shares its
  * environment: map_size and max_readers of the first open hold, commits get the

@@ -34,6 +34,10 @@ public struct CacheOptions: Equatable, Sendable {
     public var maxReaders: UInt32 = 126
     /// Which rules the handle uses; `.saved` by default.
     public var rules: Rules = .saved
+    /// The permission bits of the cache and lock files when this open creates them
+    /// (less the process's umask): owner-only `0o600` by default; `0o660` shares the
+    /// cache with the owner's group. At most `0o777`.
+    public var mode: UInt32 = 0o600
 
     /// The default options.
     public init() {}
@@ -43,7 +47,8 @@ public struct CacheOptions: Equatable, Sendable {
 
     /// Parses the JSON options object of `normcache_open`:
     /// `{"durability": "full"|"fast", "read_only": bool, "map_size": bytes, "max_readers": n,
-    /// "rules": "saved"|"own"|"strict"}`.
+    /// "rules": "saved"|"own"|"strict", "mode": "0640"|416}` (the mode as a string of octal
+    /// digits, or as an integer).
     /// Empty input gives the defaults; anything else unknown or mistyped is an error.
     public init(json bytes: UnsafeRawBufferPointer) throws(NormCacheError) {
         guard !bytes.isEmpty else { return }
@@ -80,8 +85,14 @@ public struct CacheOptions: Equatable, Sendable {
                     throw NormCacheError(.invalidArgument, "option 'rules' must be \"saved\", \"own\" or \"strict\"")
                 }
                 rules = value
+            case "mode":
+                guard let value = Self.mode(document, member.value), value >= 0, value <= 0o777 else {
+                    throw NormCacheError(.invalidArgument, "option 'mode' must be permission bits from 0 to 0777: "
+                        + "a string of octal digits (\"0640\") or an integer (416)")
+                }
+                mode = UInt32(value)
             default:
-                throw NormCacheError(.invalidArgument, "unknown option '\(name)' (known: durability, read_only, map_size, max_readers, rules)")
+                throw NormCacheError(.invalidArgument, "unknown option '\(name)' (known: durability, read_only, map_size, max_readers, rules, mode)")
             }
         }
     }
@@ -90,6 +101,15 @@ public struct CacheOptions: Equatable, Sendable {
     private static func choice<Choice: RawRepresentable>(_ document: JSONDocument, _ index: Int) -> Choice? where Choice.RawValue == String {
         guard document.tokens[index].kind == .string else { return nil }
         return Choice(rawValue: String(decoding: document.stringBytes(index), as: UTF8.self))
+    }
+
+    /// The mode at `index`: a string of octal digits or a non-negative integer; nil
+    /// for anything else.
+    private static func mode(_ document: JSONDocument, _ index: Int) -> Int? {
+        guard document.tokens[index].kind == .string else { return integer(document, index) }
+        let digits = document.stringBytes(index)
+        guard !digits.isEmpty, digits.count <= 12, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }) else { return nil }
+        return digits.reduce(0) { $0 * 8 + Int($1 - UInt8(ascii: "0")) }
     }
 
     /// The non-negative integer at `index`, or nil for anything else.

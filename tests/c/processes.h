@@ -1,7 +1,7 @@
 /*
  * processes.h — child processes for the C tests of normcache: fork a child that runs
- * a body and check that it passed, and one-byte signals on pipes between a parent and
- * its child.
+ * a body and check that it passed, one-byte signals on pipes between a parent and its
+ * child, and a child that drops root.
  *
  * Include it after check.h. A check that fails in a child ends the child with status
  * 1, which the parent's CHECK_CHILD_PASSED reports at the parent's line.
@@ -50,6 +50,19 @@ static inline void nc_check_child_passed(const char *file, int line, pid_t pid)
 
 /** Waits for the child `pid` and fails unless it ended normally with status 0. */
 #define CHECK_CHILD_PASSED(pid) nc_check_child_passed(__FILE__, __LINE__, (pid))
+
+/** The uid and gid an unprivileged child takes when the tests run as root. */
+#define NC_NOBODY 65534
+
+/** Drops root for the unprivileged user NC_NOBODY, so that permission bits apply. */
+static inline void nc_drop_privileges(void)
+{
+    if (geteuid() == 0) {
+        CHECK(setgid(NC_NOBODY) == 0);
+        CHECK(setuid(NC_NOBODY) == 0);
+        CHECK(geteuid() == NC_NOBODY);
+    }
+}
 
 /** Writes the one-byte signal `signal` to the pipe end `fd`. */
 static inline void nc_send_signal(int fd, char signal)

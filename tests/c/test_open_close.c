@@ -26,9 +26,10 @@ static void test_defaults(void)
 
     CHECK(stat(path, &info) == 0);
     CHECK(S_ISREG(info.st_mode));
-    CHECK((info.st_mode & 0777) == 0644);
+    CHECK((info.st_mode & 0777) == 0600);
     snprintf(lock_path, sizeof lock_path, "%s-lock", path);
-    CHECK(nc_exists(lock_path));
+    CHECK(stat(lock_path, &info) == 0);
+    CHECK((info.st_mode & 0777) == 0600);
 
     CHECK_STAT(cache, "records", "0");
     CHECK_STAT(cache, "read_only", "false");

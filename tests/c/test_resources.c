@@ -704,27 +704,15 @@ static void test_more_readers_than_slots(void)
  * Files and directories the process may not write
  * ------------------------------------------------------------------------- */
 
-/** The uid and gid an unprivileged child takes when the tests run as root. */
-#define NOBODY 65534
-
-/** Drops root for an unprivileged user, so that permission bits apply. */
-static void drop_privileges(void)
-{
-    if (geteuid() == 0) {
-        CHECK(setgid(NOBODY) == 0);
-        CHECK(setuid(NOBODY) == 0);
-        CHECK(geteuid() == NOBODY);
-    }
-}
-
 /**
  * Child body, unprivileged: `path` is in a directory the child owns.
  *  - the cache file made read-only (0444): a read-write open is ESTORAGE "Permission
- *    denied" and leaves the file as it was; a read-only open reads, and refuses writes
+ *    denied", naming the cache file and its mode, and leaves the file as it was; a read-only open reads, and refuses writes
  *    with EREADONLY;
  *  - the directory made read-only (0555): a cache whose lock file exists opens
  *    read-only; one whose lock file is gone (it cannot be created) fails with ESTORAGE
- *    "Permission denied" both ways; a new cache cannot be created (ESTORAGE, nothing made).
+ *    "Permission denied creating its lock file" both ways; a new cache cannot be created
+ *    (ESTORAGE "may not create files in its directory", nothing made).
  */
 static void unwritable_child(const char *path, int number)
 {
@@ -739,7 +727,7 @@ static void unwritable_child(const char *path, int number)
     char *slash;
     (void)number;
 
-    drop_privileges();
+    nc_drop_privileges();
     snprintf(dir, sizeof dir, "%s", path);
     slash = strrchr(dir, '/');
     CHECK(slash != NULL);
@@ -760,8 +748,7 @@ static void unwritable_child(const char *path, int number)
     CHECK(chmod(path, 0444) == 0);
     before = nc_read_file(path, &before_len);
     CHECK_OPEN_FAILS(path, NULL, NORMCACHE_ESTORAGE);
-    CHECK_ERRMSG(path, "opening the cache on '");
-    CHECK_CONTAINS(normcache_errmsg(), "' failed: Permission denied");
+    CHECK_ERRMSG(path, "' for writing: Permission denied: this user may not read and write the cache file (mode 0444");
     CHECK_OPEN_FAILS(path, "{\"durability\": \"fast\"}", NORMCACHE_ESTORAGE);
     CHECK_CONTAINS(normcache_errmsg(), "Permission denied");
     CHECK_FILE_IS(path, before, before_len);
@@ -787,18 +774,17 @@ static void unwritable_child(const char *path, int number)
 
     before = nc_read_file(second, &before_len);
     CHECK_OPEN_FAILS(second, NULL, NORMCACHE_ESTORAGE);
-    CHECK_ERRMSG(second, "opening the cache on '");
-    CHECK_CONTAINS(normcache_errmsg(), "' failed: Permission denied");
+    CHECK_ERRMSG(second, "' for writing: Permission denied creating its lock file '");
+    CHECK_CONTAINS(normcache_errmsg(), second_lock);
     CHECK_OPEN_FAILS(second, "{\"read_only\": true}", NORMCACHE_ESTORAGE);
-    CHECK_ERRMSG(second, "opening the cache on '");
-    CHECK_CONTAINS(normcache_errmsg(), "' failed: Permission denied");
+    CHECK_ERRMSG(second, "' read-only: Permission denied creating its lock file '");
+    CHECK_CONTAINS(normcache_errmsg(), "opening the cache once as a user who may creates it");
     CHECK(!nc_exists(second_lock));
     CHECK_FILE_IS(second, before, before_len);
     free(before);
 
     CHECK_OPEN_FAILS(fresh, NULL, NORMCACHE_ESTORAGE);
-    CHECK_ERRMSG(fresh, "opening the cache on '");
-    CHECK_CONTAINS(normcache_errmsg(), "' failed: Permission denied");
+    CHECK_ERRMSG(fresh, "': Permission denied: this user may not create files in its directory");
     CHECK(!nc_exists(fresh));
     CHECK(chmod(dir, 0755) == 0);
 }
@@ -815,7 +801,7 @@ static void test_unwritable_file_and_directory(void)
     CHECK(mkdir(dir, 0755) == 0);
     if (geteuid() == 0) {
         CHECK(chmod(nc_temp_dir(), 0711) == 0);
-        CHECK(chown(dir, NOBODY, NOBODY) == 0);
+        CHECK(chown(dir, NC_NOBODY, NC_NOBODY) == 0);
     }
     snprintf(path, sizeof path, "%s/locked.cache", dir);
     CHECK_CHILD_PASSED(nc_spawn(unwritable_child, path, 0));

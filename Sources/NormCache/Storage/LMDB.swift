@@ -63,9 +63,9 @@ struct LMDBEnvironmentFlags: OptionSet {
 final class LMDBEnvironment {
     private let handle: OpaquePointer
 
-    /// Creates and opens an environment at `path`.
+    /// Creates and opens an environment at `path`; files it creates get `mode` (less the umask).
     init(path: String, flags: LMDBEnvironmentFlags, mapSize: Int, maxReaders: UInt32, maxDatabases: UInt32,
-         mode: UInt32 = 0o644) throws(LMDBError) {
+         mode: UInt32) throws(LMDBError) {
         var env: OpaquePointer?
         try LMDBStatus.check(mdb_env_create(&env), "mdb_env_create")
         guard let env else { throw LMDBError(status: LMDBStatus(rawValue: ENOMEM), call: "mdb_env_create") }

@@ -55,7 +55,7 @@ final class SharedEnvironment: @unchecked Sendable {
         let lockExisted = Glibc.access(lockPath, F_OK) == 0
         do throws(LMDBError) {
             environment = try LMDBEnvironment(path: path, flags: flags, mapSize: options.mapSize,
-                                              maxReaders: options.maxReaders, maxDatabases: 4)
+                                              maxReaders: options.maxReaders, maxDatabases: 4, mode: options.mode)
         } catch {
             // LMDB creates the lock file before it reads the data file. When the data file
             // is no LMDB file at all, no cache can be using that lock file: the one this
@@ -416,8 +416,40 @@ final class SharedEnvironment: @unchecked Sendable {
             return NormCacheError(.storage, readOnly
                 ? "cannot open '\(path)' read-only: no such file (or its directory does not exist)"
                 : "cannot create '\(path)': its directory does not exist")
+        case LMDBStatus(rawValue: EACCES): return permissionError(path: path, readOnly: readOnly)
         default: return NormCacheError(error, path: path, doing: "opening the cache")
         }
+    }
+
+    /// Names the file this user may not use and what to do: every process that opens
+    /// a cache, a read-only one too, registers its reads in the lock file and must
+    /// write it.
+    private static func permissionError(path: String, readOnly: Bool) -> NormCacheError {
+        let lockPath = path + "-lock"
+        let how = readOnly ? "read-only" : "for writing"
+        let share = "to share a cache, its owner opens it with the option \"mode\": \"0660\" (or runs chmod g+rw on both files) "
+            + "and puts this user in the files' group"
+        guard Glibc.access(path, F_OK) == 0 else {
+            return NormCacheError(.storage, "cannot create '\(path)': Permission denied: this user may not create files in its directory")
+        }
+        guard Glibc.access(lockPath, F_OK) == 0 else {
+            return NormCacheError(.storage, "cannot open '\(path)' \(how): Permission denied creating its lock file '\(lockPath)' "
+                + "(this user may not write the directory); opening the cache once as a user who may creates it")
+        }
+        if Glibc.access(lockPath, R_OK | W_OK) != 0 {
+            return NormCacheError(.storage, "cannot open '\(path)' \(how): Permission denied on its lock file '\(lockPath)' "
+                + "(\(describe(lockPath))), which every process that opens the cache, a read-only one too, must write; \(share)")
+        }
+        let access = readOnly ? "read" : "read and write"
+        return NormCacheError(.storage, "cannot open '\(path)' \(how): Permission denied: this user may not \(access) "
+            + "the cache file (\(describe(path))); \(share)")
+    }
+
+    /// The mode and owner of the file at `path`, for messages.
+    private static func describe(_ path: String) -> String {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return "cannot stat it" }
+        return "mode 0\(String(status.st_mode & 0o777, radix: 8)), owner uid \(status.st_uid), group gid \(status.st_gid)"
     }
 
     private func notACache(_ reason: String) -> NormCacheError {

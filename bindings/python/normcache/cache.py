@@ -157,6 +157,7 @@ class Cache(ManagedHandle[CacheHandle]):
         map_size: int | None = None,
         max_readers: int | None = None,
         rules: RulesMode | None = None,
+        mode: int | None = None,
     ) -> None:
         """Open, and unless read-only create, the cache file at `path` (its directory must
         exist; the lock file `<path>-lock` is made beside it).
@@ -176,6 +177,10 @@ class Cache(ManagedHandle[CacheHandle]):
         - rules: what to do with the rules saved in the file (see RulesMode and
           save_rules); "saved" by default. Saved rules that are damaged or no longer load
           raise NotACacheError unless it is "own".
+        - mode: the permission bits of the cache and lock files when this open creates
+          them, less the umask (as os.open's): default 0o600, owner only; 0o660 shares the
+          cache with a group (every reader must be able to write the lock file). Bits
+          outside 0o777 raise InvalidArgumentError.
 
         A value of the wrong type or out of range raises InvalidArgumentError, and nothing
         is created.
@@ -197,6 +202,8 @@ class Cache(ManagedHandle[CacheHandle]):
             options["max_readers"] = max_readers
         if rules is not None:
             options["rules"] = rules
+        if mode is not None:
+            options["mode"] = mode
         encoded_options = json.dumps(options).encode("utf-8") if options else b""
         handle = CacheHandle()
         lib.normcache_open(
