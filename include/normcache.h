@@ -400,9 +400,20 @@ int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
  * "map_size": <bytes>, "page_size": <bytes>, "format_version": <n>,
  * "library_version": "<x.y.z>", "read_only": <bool>, "durability": "full"|"fast",
  * "rules_fingerprint": "<16 hex digits>"|null, "saved_rules_fingerprint": "<16 hex
- * digits>"|null}: the fingerprints of this handle's rules and of the rules saved in the
+ * digits>"|null, "readers": <n>, "max_readers": <n>, "oldest_reader_lag": <commits>}:
+ * the fingerprints of this handle's rules and of the rules saved in the
  * file (null: none; see "Saved rules"). When they differ, this handle keys and judges
  * records otherwise than the file's rules say.
+ *
+ * "readers" counts the reader slots of the file in use by every process (each read in
+ * progress holds one; the slots of processes that died holding them are released
+ * first), of "max_readers". "oldest_reader_lag" is how many commits the oldest
+ * snapshot still being read is behind the newest (0 when no read is in progress).
+ * A lag that keeps growing means a live process holds a read open (stopped, in a
+ * debugger, or stuck in a key resolver): until its read ends no page freed after its
+ * snapshot can be reused and the file grows. A writer releases the slots of dead
+ * readers by itself, before a write once a second and after any write that grew the
+ * file.
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL handle or out-parameters, closed
  * handle); NORMCACHE_ENOTCACHE (damaged file); NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.

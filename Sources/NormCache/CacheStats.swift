@@ -18,6 +18,16 @@ public struct CacheStats: Equatable, Sendable {
     public var rulesFingerprint: String?
     /// The fingerprint of the rules saved in the file, nil when it has none.
     public var savedRulesFingerprint: String?
+    /// Reader slots of the file in use by every process: each read in progress holds
+    /// one. The slots of processes that died holding them are released first.
+    public var readers: Int
+    /// The reader slots of the file (`CacheOptions.maxReaders` of its first open).
+    public var maxReaders: Int
+    /// How many commits the oldest snapshot still being read is behind the newest; 0
+    /// when no read is in progress. A figure that keeps growing names a live reader
+    /// that never ends its read (a stopped process, one in a debugger): until it does,
+    /// no page freed after its snapshot is reused and the file grows.
+    public var oldestReaderLag: Int
 
     /// The stats as the JSON object of `normcache_stats`.
     public var json: [UInt8] {
@@ -27,7 +37,8 @@ public struct CacheStats: Equatable, Sendable {
         out.append(contentsOf: "\"library_version\":\"\(NormalizedCache.version)\",\"read_only\":\(readOnly),".utf8)
         out.append(contentsOf: "\"durability\":\"\(durability.rawValue)\",".utf8)
         out.append(contentsOf: "\"rules_fingerprint\":\(Self.json(rulesFingerprint)),".utf8)
-        out.append(contentsOf: "\"saved_rules_fingerprint\":\(Self.json(savedRulesFingerprint))}".utf8)
+        out.append(contentsOf: "\"saved_rules_fingerprint\":\(Self.json(savedRulesFingerprint)),".utf8)
+        out.append(contentsOf: "\"readers\":\(readers),\"max_readers\":\(maxReaders),\"oldest_reader_lag\":\(oldestReaderLag)}".utf8)
         return out
     }
 

@@ -185,10 +185,12 @@ extension NormalizedCache {
             (try txn.recordCount(), try Self.savedFingerprint(in: txn))
         }
         let map = try store.mapFacts()
+        let readers = try store.readerFacts()
         return CacheStats(records: count, bytesUsed: map.bytesUsed, mapSize: map.mapSize, pageSize: map.pageSize,
                           formatVersion: store.formatVersion, readOnly: options.readOnly,
                           durability: store.durability, rulesFingerprint: rules.fingerprint.map { SavedRules.text($0) },
-                          savedRulesFingerprint: saved.map { SavedRules.text($0) })
+                          savedRulesFingerprint: saved.map { SavedRules.text($0) }, readers: readers.inUse,
+                          maxReaders: readers.slots, oldestReaderLag: readers.oldestLag)
     }
 
     private static func checkSearch(_ prefix: UnsafeRawBufferPointer, _ after: UnsafeRawBufferPointer?,

@@ -61,9 +61,17 @@ static void test_modes_under_umask(void)
 static void test_invalid_modes(void)
 {
     static const char *const invalid[] = {
-        "{\"mode\": \"01000\"}", "{\"mode\": 512}", "{\"mode\": \"4755\"}", "{\"mode\": 2048}",
-        "{\"mode\": \"0648\"}",  "{\"mode\": \"\"}", "{\"mode\": \"rw\"}",   "{\"mode\": -1}",
-        "{\"mode\": 1.5}",       "{\"mode\": true}", "{\"mode\": null}",
+        "{\"mode\": \"01000\"}",
+        "{\"mode\": 512}",
+        "{\"mode\": \"4755\"}",
+        "{\"mode\": 2048}",
+        "{\"mode\": \"0648\"}",
+        "{\"mode\": \"\"}",
+        "{\"mode\": \"rw\"}",
+        "{\"mode\": -1}",
+        "{\"mode\": 1.5}",
+        "{\"mode\": true}",
+        "{\"mode\": null}",
     };
     char path[NC_PATH_SIZE];
     size_t i;

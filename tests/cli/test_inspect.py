@@ -17,11 +17,12 @@ def test_stats_text(cli: CLI, pets: str) -> None:
     assert re.fullmatch(r"map size      \d+", lines[2])
     assert lines[3] == "format        1"
     assert lines[4] == "saved rules   -"
-    assert re.fullmatch(r"oldest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[5])
-    assert re.fullmatch(r"newest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[6])
-    assert lines[7] == ""
-    assert re.split(r"\s{2,}", lines[8]) == ["group", "records", "bytes", "oldest write", "newest write"]
-    rows = [re.split(r"\s+", line.strip()) for line in lines[9:]]
+    assert lines[5] == "readers       0 of 126 slots, oldest 0 commits behind"
+    assert re.fullmatch(r"oldest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[6])
+    assert re.fullmatch(r"newest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[7])
+    assert lines[8] == ""
+    assert re.split(r"\s{2,}", lines[9]) == ["group", "records", "bytes", "oldest write", "newest write"]
+    rows = [re.split(r"\s+", line.strip()) for line in lines[10:]]
     assert [(row[0], row[1]) for row in rows] == [("Pet:", "2"), ("QUERY_ROOT", "1"), ("User:", "1")]
 
 
@@ -31,7 +32,8 @@ def test_stats_json(cli: CLI, pets: str) -> None:
     stats = json.loads(cli.ok("stats", pets, "--json"))
     assert set(stats) == {
         "records", "bytes_used", "map_size", "page_size", "format_version", "library_version", "read_only",
-        "durability", "rules_fingerprint", "saved_rules_fingerprint", "groups", "oldest_write", "newest_write",
+        "durability", "rules_fingerprint", "saved_rules_fingerprint", "readers", "max_readers", "oldest_reader_lag",
+        "groups", "oldest_write", "newest_write",
     }  # fmt: skip
     assert stats["records"] == 5 and stats["read_only"] is True
     assert [(g["group"], g["records"]) for g in stats["groups"]] == [("Pet:", 3), ("QUERY_ROOT", 1), ("User:", 1)]

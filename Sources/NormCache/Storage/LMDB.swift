@@ -117,6 +117,17 @@ final class LMDBEnvironment {
         mdb_reader_check(handle, &dead)
     }
 
+    /// The reader slots in use by every process (`mdb_reader_list`).
+    func readers() -> ReaderTable {
+        var table = ReaderTable()
+        mdb_reader_list(handle, { line, context in
+            guard let line, let context else { return 0 }
+            context.assumingMemoryBound(to: ReaderTable.self).pointee.add(line: line)
+            return 0
+        }, &table)
+        return table
+    }
+
     /// Writes a consistent copy of the environment, as of one read transaction, to the
     /// new file `path` (`mdb_env_copy2`; the file must not exist: LMDB creates it with
     /// `O_EXCL`). `compacting` (`MDB_CP_COMPACT`) leaves out free pages and renumbers

@@ -80,6 +80,12 @@ final class RecordStore: @unchecked Sendable {
         try whileOpen { () throws(NormCacheError) in try shared.mapFacts() }
     }
 
+    /// The reader slots in use by every process, their number, and how many commits
+    /// the oldest snapshot still read is behind the newest.
+    func readerFacts() throws(NormCacheError) -> (inUse: Int, slots: Int, oldestLag: Int) {
+        try whileOpen { () throws(NormCacheError) in try shared.readerFacts() }
+    }
+
     /// Writes a compacted, consistent copy of the file to the new file `destination`.
     func copy(to destination: String) throws(NormCacheError) {
         guard !destination.isEmpty else { throw NormCacheError(.invalidArgument, "empty destination path") }

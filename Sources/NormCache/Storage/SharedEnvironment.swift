@@ -41,6 +41,8 @@ final class SharedEnvironment: @unchecked Sendable {
     private let owner = getpid()
     private let access = ReadWriteLock()
     private let writers = Mutex()
+    /// When writes release the slots of dead readers; used under `writers`.
+    private var staleReaders = StaleReaderSchedule()
 
     /// Opens the environment of the file at `path`.
     init(path: String, options: CacheOptions) throws(NormCacheError) {
@@ -258,6 +260,7 @@ final class SharedEnvironment: @unchecked Sendable {
     private func attemptWrite<R>(committing: Bool, _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> WriteAttempt<R> {
         try access.withSharedAccess { () throws(NormCacheError) -> WriteAttempt<R> in
             let environment = try openEnvironment()
+            if staleReaders.isDue(pages: Int(clamping: environment.info().me_last_pgno)) { environment.clearStaleReaders() }
             let txn: LMDBTransaction
             do throws(LMDBError) {
                 txn = try environment.begin(readOnly: false)
@@ -304,6 +307,21 @@ final class SharedEnvironment: @unchecked Sendable {
         try access.withSharedAccess { () throws(NormCacheError) in
             let environment = try openEnvironment()
             return (environment.info().me_mapsize, environment.pageSize, Self.usedBytes(environment) ?? 0)
+        }
+    }
+
+    /// The reader slots of every process: how many are in use (after the slots of dead
+    /// processes are released), how many there are, and how many commits the oldest
+    /// snapshot still read is behind the newest (0 when none is read).
+    func readerFacts() throws(NormCacheError) -> (inUse: Int, slots: Int, oldestLag: Int) {
+        try access.withSharedAccess { () throws(NormCacheError) in
+            let environment = try openEnvironment()
+            environment.clearStaleReaders()
+            let table = environment.readers()
+            let info = environment.info()
+            let newest = UInt64(info.me_last_txnid)
+            let lag = table.oldestSnapshot.map { newest >= $0 ? Int(clamping: newest - $0) : 0 } ?? 0
+            return (table.slotsInUse, Int(info.me_maxreaders), lag)
         }
     }
 

@@ -16,8 +16,9 @@ import Testing
         #expect(stats.pageSize == 4096)
         #expect(stats.mapSize == 64 << 20)
         #expect(stats.bytesUsed > 0 && stats.bytesUsed % 4096 == 0)
+        #expect(stats.readers == 0 && stats.maxReaders == 126 && stats.oldestReaderLag == 0)
         #expect(String(decoding: stats.json, as: UTF8.self)
-            == #"{"records":2,"bytes_used":\#(stats.bytesUsed),"map_size":67108864,"page_size":4096,"format_version":1,"library_version":"0.1.0","read_only":false,"durability":"full","rules_fingerprint":null,"saved_rules_fingerprint":null}"#)
+            == #"{"records":2,"bytes_used":\#(stats.bytesUsed),"map_size":67108864,"page_size":4096,"format_version":1,"library_version":"0.1.0","read_only":false,"durability":"full","rules_fingerprint":null,"saved_rules_fingerprint":null,"readers":0,"max_readers":126,"oldest_reader_lag":0}"#)
     }
 
     @Test func optionsParseFromJSON() throws {
@@ -26,6 +27,10 @@ import Testing
         #expect(options.readOnly)
         #expect(options.mapSize == 1 << 20)
         #expect(options.maxReaders == 8)
+        #expect(options.mode == 0o600)
+        #expect(try Self.options(#"{"mode": "0640"}"#).mode == 0o640)
+        #expect(try Self.options(#"{"mode": "660"}"#).mode == 0o660)
+        #expect(try Self.options(#"{"mode": 416}"#).mode == 0o640)
         #expect(try Self.options("") == CacheOptions())
         let bad: [(String, String)] = [
             (#"{"durability": "slow"}"#, #"option 'durability' must be "full" or "fast""#),
@@ -33,7 +38,13 @@ import Testing
             (#"{"map_size": 1024}"#, "option 'map_size' must be an integer number of bytes, at least 1048576"),
             (#"{"map_size": 1.5e9}"#, "option 'map_size' must be an integer number of bytes, at least 1048576"),
             (#"{"max_readers": 0}"#, "option 'max_readers' must be an integer from 1 to 65535"),
-            (#"{"sync": true}"#, "unknown option 'sync' (known: durability, read_only, map_size, max_readers, rules)"),
+            (#"{"mode": "01000"}"#, Self.badMode),
+            (#"{"mode": 512}"#, Self.badMode),
+            (#"{"mode": -1}"#, Self.badMode),
+            (#"{"mode": "0x1ff"}"#, Self.badMode),
+            (#"{"mode": "0658"}"#, Self.badMode),
+            (#"{"mode": true}"#, Self.badMode),
+            (#"{"sync": true}"#, "unknown option 'sync' (known: durability, read_only, map_size, max_readers, rules, mode)"),
             ("[]", "options must be a JSON object"),
         ]
         for (json, message) in bad {
@@ -41,6 +52,8 @@ import Testing
         }
         #expect(throws: NormCacheError(.json, "JSON error at byte 1: expected a string as object key")) { try Self.options("{,}") }
     }
+
+    static let badMode = #"option 'mode' must be permission bits from 0 to 0777: a string of octal digits ("0640") or an integer (416)"#
 
     static func options(_ json: String) throws(NormCacheError) -> CacheOptions {
         try json.withUTF8Bytes { (bytes) throws(NormCacheError) in try CacheOptions(json: bytes) }

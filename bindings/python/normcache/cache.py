@@ -362,10 +362,12 @@ class Cache(ManagedHandle[CacheHandle]):
     @raises_closed_error
     def stats(self) -> dict[str, Any]:
         """Facts about the cache: records, bytes_used, map_size, page_size, format_version,
-        library_version, read_only, durability, and rules_fingerprint and
+        library_version, read_only, durability, rules_fingerprint and
         saved_rules_fingerprint: 16 hexadecimal digits for the rules of this cache handle
         and of its file (None: no rules), which differ when this handle keys records
-        otherwise than the file's rules say."""
+        otherwise than the file's rules say, and readers (reader slots in use by every
+        process), max_readers and oldest_reader_lag (commits the oldest snapshot still
+        read is behind the newest; see normcache_stats)."""
         _, buffer = call_with_buffer(lib.normcache_stats, self._live_handle())
         stats: dict[str, Any] = json.loads(buffer)
         return stats

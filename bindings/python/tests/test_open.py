@@ -154,6 +154,7 @@ def test_opening_and_closing_many_times(cache_path: Path) -> None:
         {"max_readers": 1},
         {"max_readers": 65535},
         {"durability": "fast", "read_only": False, "map_size": 8 * MIB, "max_readers": 16},
+        {"mode": 0o640},
     ],
 )
 def test_valid_options_are_accepted(cache_path: Path, options: dict[str, Any]) -> None:
@@ -166,6 +167,7 @@ _DURABILITY = 'option \'durability\' must be "full" or "fast"'
 _READ_ONLY = "option 'read_only' must be true or false"
 _MAP_SIZE = "option 'map_size' must be an integer number of bytes, at least 1048576"
 _MAX_READERS = "option 'max_readers' must be an integer from 1 to 65535"
+_MODE = "option 'mode' must be permission bits from 0 to 0777: a string of octal digits (\"0640\") or an integer (416)"
 
 
 @pytest.mark.parametrize(
@@ -183,6 +185,10 @@ _MAX_READERS = "option 'max_readers' must be an integer from 1 to 65535"
         ({"max_readers": 0}, _MAX_READERS),
         ({"max_readers": 65536}, _MAX_READERS),
         ({"max_readers": "8"}, _MAX_READERS),
+        ({"mode": 0o1000}, _MODE),
+        ({"mode": 0o4755}, _MODE),
+        ({"mode": -1}, _MODE),
+        ({"mode": 1.5}, _MODE),
     ],
 )
 def test_invalid_options_are_rejected_before_touching_the_disk(
@@ -194,6 +200,18 @@ def test_invalid_options_are_rejected_before_touching_the_disk(
     assert failure.value.code == -1
     assert failure.value.message == message
     assert not cache_path.exists()
+
+
+@pytest.mark.parametrize("mode, expected", [(None, 0o600), (0o640, 0o640), (0o666, 0o644), (0o660, 0o640)])
+def test_new_files_get_the_mode_less_the_umask(cache_path: Path, mode: int | None, expected: int) -> None:
+    previous = os.umask(0o022)
+    try:
+        with normcache.Cache(cache_path, mode=mode) as cache:
+            cache.put({"A:1": {"x": 1}})
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(os.stat(cache_path).st_mode) == expected
+    assert stat.S_IMODE(os.stat(f"{cache_path}-lock").st_mode) == expected
 
 
 def test_options_left_as_none_are_the_library_defaults(cache_path: Path) -> None:

@@ -18,6 +18,9 @@ FIELDS = {
     "durability",
     "rules_fingerprint",
     "saved_rules_fingerprint",
+    "readers",
+    "max_readers",
+    "oldest_reader_lag",
 }
 
 
@@ -40,6 +43,7 @@ def test_a_fresh_cache(cache: normcache.Cache) -> None:
     assert _is_int(page) and page >= 512 and page & (page - 1) == 0
     assert _is_int(stats["bytes_used"]) and 0 < stats["bytes_used"] <= stats["map_size"]
     assert stats["bytes_used"] % page == 0
+    assert stats["readers"] == 0 and stats["max_readers"] == 126 and stats["oldest_reader_lag"] == 0
 
 
 def test_records_and_bytes_follow_the_data(cache: normcache.Cache) -> None:
