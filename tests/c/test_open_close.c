@@ -195,12 +195,23 @@ static void test_invalid_options(void)
         "{\"map_size\": 1000}",
         "{\"max_readers\": 0}",
         "{\"max_readers\": 65536}",
+        "{\"mode\": \"01000\"}",
+        "{\"mode\": 512}",
+        "{\"mode\": \"4755\"}",
+        "{\"mode\": \"0648\"}",
+        "{\"mode\": \"\"}",
+        "{\"mode\": -1}",
+        "{\"mode\": 1.5}",
+        "{\"mode\": null}",
     };
     char path[NC_PATH_SIZE];
     size_t i;
     for (i = 0; i < sizeof invalid / sizeof invalid[0]; i++) {
         CHECK_OPEN_FAILS(nc_temp_path(path, "invalid-options"), invalid[i], NORMCACHE_EINVAL);
+        CHECK(!nc_exists(path));
     }
+    CHECK_ERRMSG_IS("option 'mode' must be permission bits from 0 to 0777: a string of octal digits "
+                    "(\"0640\") or an integer (416)");
     CHECK_OPEN_FAILS(nc_temp_path(path, "unknown-option"), "{\"durabilty\": \"fast\"}",
                      NORMCACHE_EINVAL);
     CHECK_CONTAINS(normcache_errmsg(), "durabilty");
