@@ -105,13 +105,7 @@ static long long growth_of_rewrites(const char *name, int dead_reader)
         pid_t reader;
         int status = 0;
         CHECK(pipe(ready) == 0);
-        fflush(NULL);
-        reader = fork();
-        CHECK(reader >= 0);
-        if (reader == 0) {
-            CHECK(close(ready[0]) == 0);
-            reader_inside_read(path, ready[1]);
-        }
+        reader = nc_spawn(reader_inside_read, path, ready[1]);
         CHECK(close(ready[1]) == 0);
         nc_await_signal(ready[0], 'r');
         CHECK(close(ready[0]) == 0);
