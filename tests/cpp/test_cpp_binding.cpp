@@ -4,6 +4,8 @@
 
 #include "test_support.hpp"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <type_traits>
 
@@ -165,6 +167,24 @@ void test_remove_search_clear()
     CHECK(cache.stats().find("\"records\":0") != std::string::npos);
 }
 
+/// The mode option reaches the library through the options JSON; the stats name the readers.
+void test_mode_option_and_reader_stats()
+{
+    const mode_t previous = umask(022);
+    const std::string path = fresh_path();
+    {
+        Cache cache(path, R"({"mode": "0640"})");
+        CHECK(cache.stats().find(R"("readers":0,"max_readers":126,"oldest_reader_lag":0)") != std::string::npos);
+    }
+    umask(previous);
+    struct stat info {};
+    CHECK(stat(path.c_str(), &info) == 0);
+    CHECK_EQ(info.st_mode & 0777u, 0640u);
+    CHECK_THROWS_EXACT(Cache(fresh_path(), R"({"mode": 512})"), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
+                       "option 'mode' must be permission bits from 0 to 0777: a string of octal digits "
+                       "(\"0640\") or an integer (416)");
+}
+
 /// Each failure of the library throws its exception type with the exact code and message.
 void test_library_errors()
 {
@@ -311,6 +331,7 @@ int main()
     test_keys_are_decoded();
     test_remove_search_clear();
     test_library_errors();
+    test_mode_option_and_reader_stats();
     test_code_to_exception_mapping();
     test_parser_decodes();
     test_parser_rejects();
