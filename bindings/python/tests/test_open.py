@@ -39,7 +39,7 @@ def test_open_creates_the_data_file_and_the_lock_file_beside_it(cache_path: Path
         os.umask(previous)
     assert cache_path.is_file()
     assert (cache_path.parent / "test.cache-lock").is_file()
-    assert stat.S_IMODE(cache_path.stat().st_mode) == 0o644
+    assert stat.S_IMODE(cache_path.stat().st_mode) == 0o600
 
 
 @pytest.mark.parametrize("kind", ["str", "bytes", "Path", "PathLike"])
