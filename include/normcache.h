@@ -400,10 +400,12 @@ int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
  * "map_size": <bytes>, "page_size": <bytes>, "format_version": <n>,
  * "library_version": "<x.y.z>", "read_only": <bool>, "durability": "full"|"fast",
  * "rules_fingerprint": "<16 hex digits>"|null, "saved_rules_fingerprint": "<16 hex
- * digits>"|null, "readers": <n>, "max_readers": <n>, "oldest_reader_lag": <commits>}:
- * the fingerprints of this handle's rules and of the rules saved in the
- * file (null: none; see "Saved rules"). When they differ, this handle keys and judges
- * records otherwise than the file's rules say.
+ * digits>"|null, "readers": <n>, "max_readers": <n>, "oldest_reader_lag": <commits>}.
+ *
+ * "rules_fingerprint" and "saved_rules_fingerprint" are the fingerprints of this
+ * handle's rules and of the rules saved in the file (null: none; see "Saved rules").
+ * When they differ, this handle keys and judges records otherwise than the file's
+ * rules say.
  *
  * "readers" counts the reader slots of the file in use by every process (each read in
  * progress holds one; the slots of processes that died holding them are released
