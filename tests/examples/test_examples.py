@@ -1,0 +1,88 @@
+"""The documentation's code, run: every program a page shows, and what it prints.
+
+A page (README.md, docs/**/*.md) marks a fenced block with an HTML comment on the line
+before it:
+
+    <!-- excerpt: examples/quickstart.c -->
+        the block's lines are lines of that file, in the same order (blank lines aside):
+        a page may leave lines out, never change one;
+    <!-- output: examples/quickstart.c examples/quickstart.cpp -->
+        the block is exactly what each of those programs prints.
+
+The programs run as a user runs them: examples/*.py with this checkout's Python package
+(PYTHONPATH) on the library of $NORMCACHE_LIBRARY (default build/libnormcache.so);
+examples/NAME.c and NAME.cpp as NAME_c and NAME_cpp of the CMake build that made that
+library (its examples/ folder); examples/swift as $NORMCACHE_SWIFT_QUICKSTART, the program
+`swift build --package-path examples/swift` makes (scripts/test's full tier builds it and
+sets it; without it the Swift run is skipped, saying so). Each program runs twice in a
+folder of its own: the second run, on the cache file the first left, prints the same.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+MARKER = re.compile(r"^<!-- (excerpt|output): ([^>]+?) -->\n```[a-z+]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+SWIFT_EXAMPLE = "examples/swift"
+
+
+def marked_blocks(kind: str) -> list[tuple[str, str, str]]:
+    """(page, path, block) for every block the pages mark with `kind`, a path at a time."""
+    found = []
+    for page in PAGES:
+        for marker, paths, block in MARKER.findall(page.read_text(encoding="utf-8")):
+            if marker == kind:
+                found += [(page.relative_to(REPO).as_posix(), path, block) for path in paths.split()]
+    return found
+
+
+def library() -> Path:
+    """The library the programs run on."""
+    return Path(os.environ.get("NORMCACHE_LIBRARY", REPO / "build" / "libnormcache.so")).resolve()
+
+
+def command(path: str) -> list[str]:
+    """How to run the example at `path` (relative to the checkout)."""
+    if path.startswith(SWIFT_EXAMPLE + "/") or path == SWIFT_EXAMPLE:
+        program = os.environ.get("NORMCACHE_SWIFT_QUICKSTART")
+        if not program:
+            pytest.skip("the Swift quick start is not built: scripts/test's full tier builds it")
+        return [program]
+    source = REPO / path
+    if source.suffix == ".py":
+        return [sys.executable, str(source)]
+    suffix = {".c": "_c", ".cpp": "_cpp"}[source.suffix]
+    return [str(library().parent / "examples" / (source.stem + suffix))]
+
+
+def test_the_pages_mark_the_quick_starts() -> None:
+    shown = {path for _, path, _ in marked_blocks("output")}
+    assert {"examples/quickstart.py", "examples/quickstart.c", "examples/quickstart.cpp"} <= shown
+
+
+@pytest.mark.parametrize(("page", "path", "block"), marked_blocks("excerpt"))
+def test_an_excerpt_is_lines_of_its_file_in_order(page: str, path: str, block: str) -> None:
+    lines = iter((REPO / path).read_text(encoding="utf-8").splitlines())
+    for wanted in block.splitlines():
+        if wanted.strip() and wanted.rstrip() not in (line.rstrip() for line in lines):
+            pytest.fail(f"{page}: this line of its excerpt of {path} is not in the file (in order):\n{wanted}")
+
+
+@pytest.mark.parametrize(("page", "path", "block"), marked_blocks("output"))
+def test_a_program_prints_what_its_page_says(page: str, path: str, block: str, tmp_path: Path) -> None:
+    environment = {**os.environ, "NORMCACHE_LIBRARY": str(library())}
+    environment["PYTHONPATH"] = str(REPO / "bindings" / "python")
+    for run in ("first", "second"):
+        done = subprocess.run(
+            command(path), cwd=tmp_path, env=environment, capture_output=True, text=True, timeout=120, check=False
+        )
+        assert (done.returncode, done.stderr) == (0, ""), f"{path}, {run} run"
+        assert done.stdout == block, f"{path}, {run} run, prints otherwise than {page} says"
