@@ -50,8 +50,8 @@
  *    kill, and verifies and makes its fresh write through that handle;
  *  - a survivor process, started with the file, writes and reads back the record
  *    Survivor:0 ({"seq": k} for k = 1, 2, ...) in a loop throughout, acknowledging each
- *    k to the parent, so that it is often waiting for the write mutex when its owner is
- *    killed. When the parent is done with the file it stops the survivor, which must
+ *    k to the parent, so that a kill can find it waiting for the write mutex its owner
+ *    dies holding. When the parent is done with the file it stops the survivor, which must
  *    have had no failed call, and checks that Survivor:0 holds its last acknowledged k.
  * A survivor's write takes the mutex its dead owner left (LMDB's robust-mutex "owner
  * died" path, which rolls the dead writer's transaction back), its reads see every
