@@ -7,7 +7,13 @@ before it:
         the block's lines are lines of that file, in the same order (blank lines aside):
         a page may leave lines out, never change one;
     <!-- output: examples/quickstart.c examples/quickstart.cpp -->
-        the block is exactly what each of those programs prints.
+        the block is exactly what each of those programs prints;
+    <!-- console -->
+        a session: each line `$ COMMAND` runs in bash (a command may go on over lines
+        ending in a backslash, and over the lines of a here-document to its end marker), and the
+        lines up to the next `$ ` are exactly what it prints, standard output and error
+        together. A page's sessions run in order in one folder of their own, with the
+        build's `normcache` and this Python (with this checkout's package) on PATH.
 
 The programs run as a user runs them: examples/*.py with this checkout's Python package
 (PYTHONPATH) on the library of $NORMCACHE_LIBRARY (default build/libnormcache.so);
@@ -31,6 +37,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 MARKER = re.compile(r"^<!-- (excerpt|output): ([^>]+?) -->\n```[a-z+]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+CONSOLE = re.compile(r"^<!-- console -->\n```console\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+HEREDOC = re.compile(r"<<-?'?(\w+)'?")
 SWIFT_EXAMPLE = "examples/swift"
 
 
@@ -86,3 +94,49 @@ def test_a_program_prints_what_its_page_says(page: str, path: str, block: str, t
         )
         assert (done.returncode, done.stderr) == (0, ""), f"{path}, {run} run"
         assert done.stdout == block, f"{path}, {run} run, prints otherwise than {page} says"
+
+
+def console_steps(page: Path) -> list[tuple[str, str]]:
+    """(command, what it prints) for every step of the page's console sessions, in order."""
+    steps: list[tuple[str, str]] = []
+    for session in CONSOLE.findall(page.read_text(encoding="utf-8")):
+        lines = session.splitlines()
+        at = 0
+        while at < len(lines):
+            if not lines[at].startswith("$ "):
+                pytest.fail(f"{page.name}: a console line outside a command's output: {lines[at]}")
+            command = [lines[at][2:]]
+            at += 1
+            while command[-1].endswith("\\") and at < len(lines):
+                command.append(lines[at])
+                at += 1
+            end = HEREDOC.search(command[-1])
+            while end and at < len(lines):
+                command.append(lines[at])
+                at += 1
+                if command[-1] == end.group(1):
+                    break
+            printed = []
+            while at < len(lines) and not lines[at].startswith("$ "):
+                printed.append(lines[at] + "\n")
+                at += 1
+            steps.append(("\n".join(command), "".join(printed)))
+    return steps
+
+
+@pytest.mark.parametrize("page", [page for page in PAGES if CONSOLE.search(page.read_text(encoding="utf-8"))])
+def test_a_console_session_prints_what_its_page_says(page: Path, tmp_path: Path) -> None:
+    environment = {**os.environ, "NORMCACHE_LIBRARY": str(library())}
+    environment["PYTHONPATH"] = str(REPO / "bindings" / "python")
+    environment["PATH"] = os.pathsep.join([str(library().parent), str(Path(sys.executable).parent), os.environ["PATH"]])
+    for command, printed in console_steps(page):
+        done = subprocess.run(
+            ["bash", "-c", "exec 2>&1\n" + command],
+            cwd=tmp_path,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.stdout == printed, f"{page.name}: `{command}` prints otherwise than the page says"
