@@ -13,7 +13,10 @@ before it:
         ending in a backslash, and over the lines of a here-document to its end marker), and the
         lines up to the next `$ ` are exactly what it prints, standard output and error
         together. A page's sessions run in order in one folder of their own, with the
-        build's `normcache` and this Python (with this checkout's package) on PATH.
+        build's `normcache` and this Python (with this checkout's package) on PATH;
+    <!-- pycon -->
+        a Python session (`>>> ` and `... ` lines, then what it prints), run by doctest;
+        a page's sessions share their names and run in order in one folder of their own.
 
 The programs run as a user runs them: examples/*.py with this checkout's Python package
 (PYTHONPATH) on the library of $NORMCACHE_LIBRARY (default build/libnormcache.so);
@@ -26,6 +29,7 @@ folder of its own: the second run, on the cache file the first left, prints the 
 
 from __future__ import annotations
 
+import doctest
 import os
 import re
 import subprocess
@@ -38,6 +42,7 @@ REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 MARKER = re.compile(r"^<!-- (excerpt|output): ([^>]+?) -->\n```[a-z+]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 CONSOLE = re.compile(r"^<!-- console -->\n```console\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+PYCON = re.compile(r"^<!-- pycon -->\n```pycon\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 HEREDOC = re.compile(r"<<-?'?(\w+)'?")
 SWIFT_EXAMPLE = "examples/swift"
 
@@ -140,3 +145,20 @@ def test_a_console_session_prints_what_its_page_says(page: Path, tmp_path: Path)
             check=False,
         )
         assert done.stdout == printed, f"{page.name}: `{command}` prints otherwise than the page says"
+
+
+@pytest.mark.parametrize("page", [page for page in PAGES if PYCON.search(page.read_text(encoding="utf-8"))])
+def test_a_python_session_prints_what_its_page_says(
+    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NORMCACHE_LIBRARY", str(library()))
+    monkeypatch.syspath_prepend(str(REPO / "bindings" / "python"))
+    monkeypatch.setenv("PYTHONPATH", str(REPO / "bindings" / "python"))
+    names: dict[str, object] = {}
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for number, session in enumerate(PYCON.findall(page.read_text(encoding="utf-8")), 1):
+        test = doctest.DocTestParser().get_doctest(session, names, f"{page.name}, session {number}", page.name, 0)
+        runner.run(test, clear_globs=False)
+        names = test.globs  # a DocTest works on a copy of the names it is given
+    assert runner.failures == 0, f"{page.name}: {runner.failures} example(s) print otherwise than the page says"
