@@ -21,9 +21,10 @@ before it:
 The programs run as a user runs them: examples/*.py with this checkout's Python package
 (PYTHONPATH) on the library of $NORMCACHE_LIBRARY (default build/libnormcache.so);
 examples/NAME.c and NAME.cpp as NAME_c and NAME_cpp of the CMake build that made that
-library (its examples/ folder); examples/swift as $NORMCACHE_SWIFT_QUICKSTART, the program
-`swift build --package-path examples/swift` makes (scripts/test's full tier builds it and
-sets it; without it the Swift run is skipped, saying so). Each program runs twice in a
+library (its examples/ folder); examples/swift/Sources/TARGET/main.swift as the program
+TARGET that `swift build --package-path examples/swift` makes in the folder
+$NORMCACHE_SWIFT_EXAMPLES (scripts/test's full tier builds them and sets it; without it
+the Swift runs are skipped, saying so). Each program runs twice in a
 folder of its own: the second run, on the cache file the first left, prints the same.
 """
 
@@ -44,7 +45,7 @@ MARKER = re.compile(r"^<!-- (excerpt|output): ([^>]+?) -->\n```[a-z+]*\n(.*?)^``
 CONSOLE = re.compile(r"^<!-- console -->\n```console\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 PYCON = re.compile(r"^<!-- pycon -->\n```pycon\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 HEREDOC = re.compile(r"<<-?'?(\w+)'?")
-SWIFT_EXAMPLE = "examples/swift"
+SWIFT_EXAMPLES = "examples/swift/"
 
 
 def marked_blocks(kind: str) -> list[tuple[str, str, str]]:
@@ -64,11 +65,11 @@ def library() -> Path:
 
 def command(path: str) -> list[str]:
     """How to run the example at `path` (relative to the checkout)."""
-    if path.startswith(SWIFT_EXAMPLE + "/") or path == SWIFT_EXAMPLE:
-        program = os.environ.get("NORMCACHE_SWIFT_QUICKSTART")
-        if not program:
-            pytest.skip("the Swift quick start is not built: scripts/test's full tier builds it")
-        return [program]
+    if path.startswith(SWIFT_EXAMPLES):
+        programs = os.environ.get("NORMCACHE_SWIFT_EXAMPLES")
+        if not programs:
+            pytest.skip("the Swift examples are not built: scripts/test's full tier builds them")
+        return [str(Path(programs) / Path(path).parent.name)]
     source = REPO / path
     if source.suffix == ".py":
         return [sys.executable, str(source)]
