@@ -51,6 +51,24 @@ static inline void nc_check_child_passed(const char *file, int line, pid_t pid)
 /** Waits for the child `pid` and fails unless it ended normally with status 0. */
 #define CHECK_CHILD_PASSED(pid) nc_check_child_passed(__FILE__, __LINE__, (pid))
 
+/**
+ * Prints the stack of every thread of the process `pid` to standard error through gdb
+ * (installed by scripts/install-deps --test), so that a test that finds a child hung
+ * says where before it kills the child; says so when gdb cannot.
+ */
+static inline void nc_print_stacks(pid_t pid)
+{
+    char command[160];
+    snprintf(command, sizeof command,
+             "gdb -p %d -batch -nx -ex 'thread apply all bt' </dev/null 1>&2 2>/dev/null",
+             (int)pid);
+    fprintf(stderr, "the stacks of process %d:\n", (int)pid);
+    fflush(NULL);
+    if (system(command) != 0) {
+        fprintf(stderr, "(gdb is not installed or could not attach to %d)\n", (int)pid);
+    }
+}
+
 /** The uid and gid an unprivileged child takes when the tests run as root. */
 #define NC_NOBODY 65534
 

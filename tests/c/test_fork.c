@@ -114,7 +114,10 @@ typedef struct {
     int passed, hung, aborted, failed;
 } outcome;
 
-/** Waits for `waiting`, killing it once it has run CHILD_SECONDS, and counts how it ended. */
+/**
+ * Waits for `waiting`, killing it (after printing its stacks) once it has run
+ * CHILD_SECONDS, and counts how it ended.
+ */
 static void reap(child *waiting, outcome *counts)
 {
     int status = 0;
@@ -125,6 +128,8 @@ static void reap(child *waiting, outcome *counts)
             break;
         }
         if (nc_now_seconds() - waiting->started > CHILD_SECONDS) {
+            fprintf(stderr, "child %d hung\n", (int)waiting->pid);
+            nc_print_stacks(waiting->pid);
             kill(waiting->pid, SIGKILL);
             CHECK(waitpid(waiting->pid, &status, 0) == waiting->pid);
             counts->hung++;
