@@ -1081,6 +1081,18 @@ typedef struct normcache_write_options {
      * normcache_put_document and a fetch's reply headers leave it at 0.
      */
     size_t *key_fallbacks;
+    /**
+     * The response's ETag header value ("v1" with its quotes, or W/"v1"); NULL: absent
+     * (added after `key_fallbacks`). A document keeps it (normcache_put_document, a
+     * fetch's reply for normcache_execute_document, normcache_refresh_document) and
+     * normcache_get_document gives it back as "etag", so that a stale document can be
+     * revalidated with If-None-Match; the other writes ignore it. A document's write
+     * checks it as RFC 9110's entity-tag, at most 1024 bytes: a malformed one fails the
+     * call with NORMCACHE_EINVAL ("malformed ETag 'v1': expected '"' at byte 0 ...") and
+     * nothing is written.
+     */
+    const char *etag;
+    size_t etag_len;
 } normcache_write_options;
 
 /** The largest max_age accepted: 2147483647 seconds (about 68 years, HTTP's own bound). */
@@ -1415,7 +1427,8 @@ int normcache_execute(normcache *cache, normcache_op *op, const char *variables_
  * Any JSON value can be stored under a key of the caller's choosing
  * ("GET /articles?page=1") with a lifetime, and got back whole, as written (numbers
  * keep their digits, members their order), with its freshness. A document is a record
- * with one field, "$document", holding the text: it is listed (normcache_search),
+ * with one field, "$document", holding the text (and "$etag" when its write gave an
+ * ETag; "$shape" when stored with entities): it is listed (normcache_search),
  * removed (normcache_remove, normcache_remove_prefix) and invalidated
  * (normcache_invalidate) by key or prefix like any record. Max-age rules do not apply
  * to documents; their lifetime is the one their write gives.
@@ -1456,7 +1469,8 @@ int normcache_put_document(normcache *cache, const char *key, size_t key_len,
  * members the document gave entities at its place — the elements of a list share the
  * union of theirs — and the values its record holds now; a member its record lacks,
  * or whose value holds an entity where the document had none, is left out): {"data":<document>|null,"missing":[...],"stale":[...],
- * "oldestWrittenAt":n,"earliestExpiry":n|null}. An absent document is one "missing"
+ * "oldestWrittenAt":n,"earliestExpiry":n|null}, and "etag":"<entity-tag>" last when
+ * the document was stored with one (options->etag), stale or not. An absent document is one "missing"
  * entry {"path":[],"reason":"absent","record":"<key>"}; a stale one names "stale" or
  * "invalidated" with "writtenAt" and "expiredAt". Of a document stored with entities,
  * every entity field it uses is judged as well and reported at its path in the
@@ -1489,6 +1503,36 @@ int normcache_execute_document(normcache *cache, const char *key, size_t key_len
                                normcache_fetch fetch, void *fetch_context,
                                normcache_result_callback on_result, void *result_context,
                                char **out_json, size_t *out_len);
+
+/**
+ * normcache_refresh_document — renew a stored document's freshness after a 304.
+ *
+ * Revalidation: the host sends the request again with If-None-Match: <the "etag" that
+ * normcache_get_document gave>; a 304 Not Modified answer says the stored document is
+ * still the server's. This call then gives the document the lifetime the 304's headers
+ * give (`options`: Cache-Control, Age, Date, Expires, max_age, exactly as for
+ * normcache_put_document), as if it had been written again now — its written-at time
+ * becomes now and an invalidation is lifted — without rewriting its body, in one
+ * transaction. options->etag, when given, replaces the stored entity-tag; otherwise the
+ * stored one stays. `options` NULL gives no lifetime (the document never expires).
+ *
+ * A document stored with entities is re-stamped whole: every entity field that the
+ * document's own write stamped (its written-at time is the document's) gets the new
+ * times too, entities inside entities alike; a field written since by anything else (an
+ * operation, normcache_put, another document) keeps its own times.
+ *
+ * normcache_execute_document does not revalidate by itself (its fetch callback is not
+ * given the entity-tag): a host that revalidates reads the document, sends the request
+ * with If-None-Match, and calls this on a 304 or normcache_put_document on a 200.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_MISS (no document under `key`: nothing written, the
+ * host fetches it whole); NORMCACHE_NOTSTORED (Cache-Control: no-store; nothing
+ * changed); NORMCACHE_EINVAL (NULL or closed handle, a key empty or not UTF-8, a record of
+ * fields under `key`, bad options as for normcache_put_document);
+ * NORMCACHE_EREADONLY; NORMCACHE_ENOTCACHE; NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
+ */
+int normcache_refresh_document(normcache *cache, const char *key, size_t key_len,
+                               const normcache_write_options *options);
 
 #ifdef __cplusplus
 }

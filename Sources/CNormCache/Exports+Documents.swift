@@ -26,3 +26,17 @@ public func normcache_get_document(_ cache: OpaquePointer?, _ key: UnsafePointer
         try caches.object(cache).documentBlock(Boundary.input(key, keyLength, "key"), options: readOptions)
     }
 }
+
+@c @implementation
+public func normcache_refresh_document(_ cache: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ keyLength: Int,
+                                      _ options: UnsafePointer<normcache_write_options>?) -> Int32 {
+    Boundary.run { () throws(NormCacheError) in
+        let open = try caches.object(cache)
+        let writeOptions = try WriteOptions(options)
+        switch try open.refreshDocument(Boundary.input(key, keyLength, "key"), options: writeOptions) {
+        case .refreshed: return NORMCACHE_OK
+        case .absent: return NORMCACHE_MISS
+        case .notStored: return NORMCACHE_NOTSTORED
+        }
+    }
+}

@@ -159,7 +159,7 @@ extension WriteOptions {
     /// The options of `normcache_write_ex` (NULL: none), named `name` in messages (the
     /// parameter: `options`, or `headers` for `normcache_fetch_reply_set`).
     /// Its members are read one by one, those added after the struct's first version
-    /// (`flags`, `key_fallbacks`) only when `size` holds them; `*key_fallbacks` is set
+    /// (`flags`, `key_fallbacks`, `etag`) only when `size` holds them; `*key_fallbacks` is set
     /// to 0 once the size is checked.
     init(_ options: UnsafePointer<normcache_write_options>?, named name: String = "options") throws(NormCacheError) {
         self.init()
@@ -180,6 +180,9 @@ extension WriteOptions {
             throw NormCacheError(.invalidArgument, "unknown \(name)->flags 0x\(String(flags, radix: 16))")
         }
         strictKeys = flags & NORMCACHE_WRITE_STRICT_KEYS != 0
+        if Boundary.holds(options.pointee.size, \normcache_write_options.etag_len) {
+            etag = try Self.header(options.pointee.etag, options.pointee.etag_len, "\(name)->etag")
+        }
     }
 
     /// Where `options` asks for the count of key fallbacks: its `key_fallbacks` member,

@@ -5,7 +5,8 @@
 extension NormalizedCache {
     /// Stores the JSON value `json` (checked, kept as written) as the document `key`, in
     /// one transaction, replacing any document there; its expiry is the one `options`
-    /// gives (see `WriteOptions`; none: it never expires). Returns false, writing
+    /// gives (see `WriteOptions`; none: it never expires), and it keeps `options.etag`
+    /// (a malformed one is `.invalidArgument`) to be revalidated with. Returns false, writing
     /// nothing, when the headers say `Cache-Control: no-store`. A record of fields under
     /// `key` is not replaced: `.invalidArgument`.
     @discardableResult
@@ -24,7 +25,21 @@ extension NormalizedCache {
         let document = try JSONDocument(scanning: json)
         let lifetime = try options.expiry(now: now)
         guard writing, case .at(let expiry) = lifetime else { return lifetime }
-        let metadata = FieldMetadata(writtenAt: now, expiresAt: expiry)
+        guard let etag = options.etag else {
+            try storeDocument(key, document: document, json: json, etag: nil, metadata: FieldMetadata(writtenAt: now, expiresAt: expiry))
+            return lifetime
+        }
+        try etag.withUTF8Bytes { (tag) throws(NormCacheError) in
+            try EntityTag.check(tag)
+            try storeDocument(key, document: document, json: json, etag: tag, metadata: FieldMetadata(writtenAt: now, expiresAt: expiry))
+        }
+        return lifetime
+    }
+
+    /// Stores the checked `document` (whose text is `json`) under `key` with its
+    /// entity-tag `etag`, if any, and its entities, stamped with `metadata`.
+    private func storeDocument(_ key: UnsafeRawBufferPointer, document: JSONDocument, json: UnsafeRawBufferPointer,
+                               etag: UnsafeRawBufferPointer?, metadata: FieldMetadata) throws(NormCacheError) {
         let (schema, keyRules, _) = rules.current
         if !keyRules.documents.isEmpty {
             var skeleton = ByteBuffer()
@@ -33,14 +48,13 @@ extension NormalizedCache {
                 var shape = ByteBuffer()
                 try normalizer.encodeShape(into: &shape)
                 try shape.check(while: "storing the document '\(KeyBytes.preview(key))'")
-                let record = try DocumentRecord.encode(skeleton: skeleton.bytes, shape: shape.bytes, key: key, metadata: metadata)
+                let record = try DocumentRecord.encode(value: skeleton.bytes, shape: shape.bytes, etag: etag, key: key, metadata: metadata)
                 try storeDocumentRecord(record.bytes, key: key, entities: normalizer.entities, metadata: metadata)
-                return lifetime
+                return
             }
         }
-        let record = try DocumentRecord.encode(json, key: key, metadata: metadata)
+        let record = try DocumentRecord.encode(json, etag: etag, key: key, metadata: metadata)
         try storeDocumentRecord(record.bytes, key: key, entities: RecordBatch(), metadata: metadata)
-        return lifetime
     }
 
     /// Replaces the document `key` with `record` and merges `entities` (if any), stamped
@@ -74,7 +88,8 @@ extension NormalizedCache {
     /// The document `key`, judged by its expiry (and invalidation) as a read judges a
     /// field: `.complete` with its JSON as `data`; `.stale` with it when it expired no
     /// more than `options.maxStale` ago; `.miss` when it is absent (`reason` absent, no
-    /// `field`) or too stale. Times are reported when `options.reportingFreshness`.
+    /// `field`) or too stale. Times are reported when `options.reportingFreshness`; the
+    /// document's entity-tag, when it has one, is `etag` (a miss of a stored document has it too).
     public func document(_ key: UnsafeRawBufferPointer, options: ReadOptions = ReadOptions()) throws(NormCacheError) -> ReadResult {
         try Self.checkKey(key, what: "document key")
         let freshness = FreshnessCheck(now: try clock.now(), maxStale: options.maxStale, rules: MaxAgeRules(),
@@ -83,8 +98,11 @@ extension NormalizedCache {
             guard let stored = try txn.record(key) else {
                 return ReadResult(status: .miss, data: nil, missing: [FieldReport(path: [], reason: .absent, record: String(decoding: key, as: UTF8.self), field: nil)])
             }
-            let (document, metadata) = try DocumentRecord.decode(stored, key: key, in: txn)
-            return try DocumentReader(txn, key: key, freshness: freshness).read(document, metadata: metadata, key: key, options: options)
+            let decoded = try DocumentRecord.decode(stored, key: key, in: txn)
+            var result = try DocumentReader(txn, key: key, freshness: freshness).read(decoded.document, metadata: decoded.metadata,
+                                                                                       key: key, options: options)
+            result.etag = decoded.etag.map { String(decoding: $0, as: UTF8.self) }
+            return result
         }
     }
 
@@ -154,6 +172,6 @@ struct DocumentTarget: ExecutionTarget {
         var expiry: UInt64?
         if case .at(let time) = lifetime { expiry = time }
         return ExecutionResult(source: .network, read: ReadResult(status: .complete, data: reply.body, oldestWrittenAt: now,
-                                                                   earliestExpiry: expiry))
+                                                                   earliestExpiry: expiry, etag: reply.headers.etag))
     }
 }

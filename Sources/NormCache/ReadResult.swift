@@ -30,16 +30,20 @@ public struct ReadResult: Equatable, Sendable {
     /// The earliest time a field the read used becomes (or became) stale, nil when none
     /// ever does. Reported by reads that ask for freshness (`reportingFreshness`).
     public var earliestExpiry: UInt64?
+    /// The entity-tag a document was stored with (`WriteOptions.etag`), to revalidate it
+    /// with `If-None-Match`; nil for a document without one and for every other read.
+    public var etag: String?
 
     /// A result of every part.
     public init(status: Status, data: [UInt8]?, missing: [FieldReport] = [], stale: [FieldReport] = [],
-                oldestWrittenAt: UInt64? = nil, earliestExpiry: UInt64? = nil) {
+                oldestWrittenAt: UInt64? = nil, earliestExpiry: UInt64? = nil, etag: String? = nil) {
         self.status = status
         self.data = data
         self.missing = missing
         self.stale = stale
         self.oldestWrittenAt = oldestWrittenAt
         self.earliestExpiry = earliestExpiry
+        self.etag = etag
     }
 }
 

@@ -20,19 +20,25 @@ public struct WriteOptions: Equatable, Sendable {
     /// keyed by its path, which is the default and is counted in
     /// `WriteResult.keyFallbacks`. Records given by key (`put`) have no fallback.
     public var strictKeys: Bool
+    /// The response's `ETag` header value (`"v1"`, `W/"v1"`): kept with a document
+    /// (`putDocument`, a fetch's reply for `executeDocument`, `refreshDocument`) and read
+    /// back with it, so that a stale document can be revalidated; writes of operations and
+    /// records ignore it. Checked as RFC 9110's entity-tag when a document is stored.
+    public var etag: String?
 
     /// The largest `maxAge` accepted (about 68 years, HTTP's own bound).
     public static let maximumMaxAge: UInt32 = 2_147_483_647
 
     /// Options of every part; the defaults give no lifetime and allow key fallbacks.
     public init(maxAge: UInt32? = nil, cacheControl: String? = nil, age: String? = nil, date: String? = nil, expires: String? = nil,
-                strictKeys: Bool = false) {
+                strictKeys: Bool = false, etag: String? = nil) {
         self.maxAge = maxAge
         self.cacheControl = cacheControl
         self.age = age
         self.date = date
         self.expires = expires
         self.strictKeys = strictKeys
+        self.etag = etag
     }
 
     /// When the fields of a write made at `now` expire: nil for never, or nothing at

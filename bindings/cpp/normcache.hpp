@@ -611,12 +611,14 @@ struct FullReadResult {
     std::optional<std::uint64_t> earliest_expiry;   ///< "earliestExpiry"
     std::vector<FieldReport> missing;               ///< "missing", in document order
     std::vector<FieldReport> stale;                 ///< "stale", in document order
+    std::optional<std::string> etag = std::nullopt; ///< "etag": a document's entity-tag (get_document)
 
     /** Equal when every member is. */
     friend bool operator==(const FullReadResult &a, const FullReadResult &b)
     {
         return a.status == b.status && a.json == b.json && a.oldest_written_at == b.oldest_written_at &&
-               a.earliest_expiry == b.earliest_expiry && a.missing == b.missing && a.stale == b.stale;
+               a.earliest_expiry == b.earliest_expiry && a.missing == b.missing && a.stale == b.stale &&
+               a.etag == b.etag;
     }
     /** Not equal when a member differs. */
     friend bool operator!=(const FullReadResult &a, const FullReadResult &b) { return !(a == b); }
@@ -646,6 +648,20 @@ struct WriteOptions {
      * written, instead of being keyed by its path and counted in key_fallbacks.
      */
     bool strict_keys = false;
+    /**
+     * The response's ETag header value ("v1" with its quotes, or W/"v1"): a document
+     * keeps it (put_document, a FetchReply of execute_document, refresh_document) and
+     * get_document gives it back; other writes ignore it. A malformed one throws
+     * InvalidArgumentError and nothing is written.
+     */
+    std::optional<std::string_view> etag = std::nullopt;
+};
+
+/** What Cache::refresh_document did. */
+enum class Refresh {
+    refreshed, ///< the document has the new lifetime
+    absent,    ///< no document under the key (NORMCACHE_MISS): nothing written
+    not_stored ///< Cache-Control: no-store (NORMCACHE_NOTSTORED): nothing changed
 };
 
 /**
@@ -969,13 +985,14 @@ struct FetchRequest {
  * that a Fetch can build it from a response it then drops.
  */
 struct FetchReply {
-    std::string body;                         ///< the response body
-    std::optional<std::uint32_t> max_age;     ///< seconds fresh, the host's limit (0: stale at once)
-    std::optional<std::string> cache_control; ///< the Cache-Control header's value
-    std::optional<std::string> age;           ///< the Age header's value
-    std::optional<std::string> date;          ///< the Date header's value
-    std::optional<std::string> expires;       ///< the Expires header's value
-    bool strict_keys = false;                 ///< refuse key fallbacks in the body's write (DataError)
+    std::string body;                               ///< the response body
+    std::optional<std::uint32_t> max_age;           ///< seconds fresh, the host's limit (0: stale at once)
+    std::optional<std::string> cache_control;       ///< the Cache-Control header's value
+    std::optional<std::string> age;                 ///< the Age header's value
+    std::optional<std::string> date;                ///< the Date header's value
+    std::optional<std::string> expires;             ///< the Expires header's value
+    bool strict_keys = false;                       ///< refuse key fallbacks in the body's write (DataError)
+    std::optional<std::string> etag = std::nullopt; ///< the ETag header's value, kept with a document
 };
 
 /**
@@ -1234,6 +1251,12 @@ inline FullReadResult full_read_result(int code, std::string_view json)
     result.earliest_expiry = result_time(json, R"(,"earliestExpiry":)");
     result.missing = result_reports(json, R"(,"missing":)");
     result.stale = result_reports(json, R"(,"stale":)");
+    // Last when present: after "earliestExpiry", which no document text can follow.
+    const std::size_t etag = json.rfind(R"(,"etag":)");
+    if (etag != std::string_view::npos && etag > json.rfind(R"(,"earliestExpiry":)")) {
+        const std::size_t start = etag + std::string_view(R"(,"etag":)").size();
+        result.etag = json_string(json.substr(start, json.size() - 1 - start));
+    }
     return result;
 }
 
@@ -1299,6 +1322,7 @@ inline ::normcache_write_options native_write_options(const WriteOptions &option
     set_header(options.date, native.date, native.date_len);
     set_header(options.expires, native.expires, native.expires_len);
     native.flags = options.strict_keys ? NORMCACHE_WRITE_STRICT_KEYS : 0u;
+    set_header(options.etag, native.etag, native.etag_len);
     return native;
 }
 
@@ -1356,7 +1380,7 @@ inline int fetch_trampoline(void *context, const ::normcache_fetch_request *requ
         const FetchReply answer = (*execution.fetch)(cpp_request);
         const ::normcache_write_options headers = native_write_options(
             WriteOptions{answer.max_age, view_of(answer.cache_control), view_of(answer.age), view_of(answer.date),
-                         view_of(answer.expires), answer.strict_keys});
+                         view_of(answer.expires), answer.strict_keys, view_of(answer.etag)});
         check(normcache_fetch_reply_set(reply, answer.body.data(), answer.body.size(), &headers));
     } catch (const FetchError &error) {
         const char *message = error.what();
@@ -1965,7 +1989,8 @@ public:
      * stored with entities ({"data":<document>|null,"missing":[...],"stale":[...],
      * "oldestWrittenAt":n,"earliestExpiry":n|null}), and the two times. An absent
      * document is a miss with one "missing" entry {"path":[],"reason":"absent",
-     * "record":"<key>"}. `options` as for read_result (max_stale, partial). Throws
+     * "record":"<key>"}. `etag` is the entity-tag the document was stored with, if any.
+     * `options` as for read_result (max_stale, partial). Throws
      * InvalidArgumentError (an empty or non-UTF-8 key, a record of fields), ClosedError.
      */
     FullReadResult get_document(std::string_view key, const ReadOptions &options = {})
@@ -1974,6 +1999,27 @@ public:
         Buffer json;
         const int code = normcache_get_document(live(), key.data(), key.size(), &native, json.out(), json.out_len());
         return detail::full_read_result(code, json.view());
+    }
+
+    /**
+     * Renews the freshness of the document `key` after a 304 Not Modified (see
+     * normcache_refresh_document): the lifetime `options` gives (the 304's headers),
+     * stamped now, without rewriting the body; entity fields the document's own write
+     * stamped are re-stamped too. `options.etag`, when given, replaces the stored one.
+     * Returns Refresh::absent when there is no such document, Refresh::not_stored for
+     * Cache-Control: no-store. Throws InvalidArgumentError (an empty or non-UTF-8 key, a
+     * record of fields, bad options), ReadOnlyError, ClosedError.
+     */
+    Refresh refresh_document(std::string_view key, const WriteOptions &options = {})
+    {
+        const ::normcache_write_options native = detail::native_write_options(options);
+        const int code = normcache_refresh_document(live(), key.data(), key.size(), &native);
+        switch (code) {
+        case NORMCACHE_OK: return Refresh::refreshed;
+        case NORMCACHE_MISS: return Refresh::absent;
+        case NORMCACHE_NOTSTORED: return Refresh::not_stored;
+        default: detail::throw_error(code);
+        }
     }
 
     /**

@@ -1076,6 +1076,84 @@ static void test_the_rest_flow(void)
     CHECK_OK(normcache_close(cache));
 }
 
+/** Sets the ETag of `options` to the C string `tag`. */
+static void set_etag(normcache_write_options *options, const char *tag)
+{
+    options->etag = tag;
+    options->etag_len = strlen(tag);
+}
+
+/** A document keeps its ETag and gives it back; a 304 refreshes it without rewriting it. */
+static void test_revalidation(void)
+{
+    struct nc_clock clock;
+    normcache *cache = document_cache(&clock);
+    normcache_write_options headers = nc_write_options();
+
+    /* Nothing to refresh: a miss, nothing written. */
+    CHECK_CODE(normcache_refresh_document(cache, "GET /a", 6, NULL), NORMCACHE_MISS);
+    CHECK_SEARCH(cache, "", NULL, 0, NOTHING);
+    headers.max_age = 60;
+    set_etag(&headers, "W/\"v1\"");
+    CHECK_OK(put_document(cache, "GET /a", page, &headers));
+    CHECK_GET(cache, "GET /a", "{\"$document\":\"{\\\"articles\\\": [{\\\"id\\\": 7, \\\"title\\\": \\\"Caching\\\", "
+                               "\\\"score\\\": 1.50}], \\\"next\\\": null}\",\"$etag\":\"W/\\\"v1\\\"\"}");
+    clock.now = NC_START + 100;
+    CHECK_DOCUMENT(cache, "GET /a", NULL, NORMCACHE_MISS,
+                   "{\"data\":null,\"missing\":[" DOCUMENT_ENTRY("stale", "GET /a", "1700000000", "1700000060") "],\"stale\":[],\"oldestWrittenAt\":1700000000,\"earliestExpiry\":1700000060,\"etag\":\"W/\\\"v1\\\"\"}");
+    /* The 304's headers give the new lifetime; the ETag stays. */
+    headers = nc_write_options();
+    headers.cache_control = "max-age=60";
+    headers.cache_control_len = strlen(headers.cache_control);
+    headers.age = "10";
+    headers.age_len = 2;
+    CHECK_OK(normcache_refresh_document(cache, "GET /a", 6, &headers));
+    CHECK_DOCUMENT(cache, "GET /a", NULL, NORMCACHE_OK,
+                   "{\"data\":" PAGE ",\"missing\":[],\"stale\":[],\"oldestWrittenAt\":1700000100,"
+                   "\"earliestExpiry\":1700000150,\"etag\":\"W/\\\"v1\\\"\"}");
+    /* One that sends an ETag replaces it; no-store changes nothing. */
+    set_etag(&headers, "\"v2\"");
+    CHECK_OK(normcache_refresh_document(cache, "GET /a", 6, &headers));
+    headers.cache_control = "no-store";
+    headers.cache_control_len = strlen(headers.cache_control);
+    clock.now = NC_START + 120;
+    CHECK_CODE(normcache_refresh_document(cache, "GET /a", 6, &headers), NORMCACHE_NOTSTORED);
+    CHECK_DOCUMENT(cache, "GET /a", NULL, NORMCACHE_OK,
+                   "{\"data\":" PAGE ",\"missing\":[],\"stale\":[],\"oldestWrittenAt\":1700000100,"
+                   "\"earliestExpiry\":1700000150,\"etag\":\"\\\"v2\\\"\"}");
+    /* A caller built before `etag` (size up to key_fallbacks): its ETag is never read. */
+    headers = nc_write_options();
+    headers.size = offsetof(normcache_write_options, etag);
+    set_etag(&headers, "not read");
+    CHECK_OK(put_document(cache, "GET /b", "1", &headers));
+    CHECK_DOCUMENT(cache, "GET /b", NULL, NORMCACHE_OK, DOCUMENT("1", "[]", "[]", "1700000120", "null"));
+
+    /* Hostile ETags and bad calls fail, naming what; nothing is written. */
+    headers = nc_write_options();
+    set_etag(&headers, "\"v\r\n\"");
+    CHECK_FAILS(put_document(cache, "GET /c", "1", &headers), NORMCACHE_EINVAL,
+                "malformed ETag '\"v\\x0d\\x0a\"': byte 2 (0xd) may not be in an entity-tag");
+    CHECK_FAILS(normcache_refresh_document(cache, "GET /a", 6, &headers), NORMCACHE_EINVAL,
+                "malformed ETag '\"v\\x0d\\x0a\"': byte 2 (0xd) may not be in an entity-tag");
+    headers.etag = "\"\xff\"";
+    headers.etag_len = 3;
+    CHECK_FAILS(put_document(cache, "GET /c", "1", &headers), NORMCACHE_EINVAL, "options->etag is not valid UTF-8");
+    headers.etag = NULL;
+    headers.etag_len = 1;
+    CHECK_FAILS(put_document(cache, "GET /c", "1", &headers), NORMCACHE_EINVAL, "options->etag is NULL but its length is 1");
+    CHECK_PUT(cache, "{\"Article:7\": {\"title\": \"Caching\"}}", "[\"Article:7.title\"]");
+    CHECK_FAILS(normcache_refresh_document(cache, "Article:7", 9, NULL), NORMCACHE_EINVAL,
+                "'Article:7' is a record of fields, not a document");
+    CHECK_FAILS(normcache_refresh_document(cache, "", 0, NULL), NORMCACHE_EINVAL, "empty document key");
+    CHECK_FAILS(normcache_refresh_document(NULL, "k", 1, NULL), NORMCACHE_EINVAL, "the cache handle is NULL");
+    CHECK_SEARCH(cache, "GET /c", NULL, 0, NOTHING);
+    CHECK_DOCUMENT(cache, "GET /a", NULL, NORMCACHE_OK,
+                   "{\"data\":" PAGE ",\"missing\":[],\"stale\":[],\"oldestWrittenAt\":1700000100,"
+                   "\"earliestExpiry\":1700000150,\"etag\":\"\\\"v2\\\"\"}");
+
+    CHECK_OK(normcache_close(cache));
+}
+
 int main(void)
 {
     test_cache_first();
@@ -1101,5 +1179,6 @@ int main(void)
     test_documents_are_invalidated_and_removed_by_prefix();
     test_the_rest_flow();
     test_documents_with_entities();
+    test_revalidation();
     return 0;
 }

@@ -566,6 +566,49 @@ void test_execute_document()
 
 } // namespace
 
+/// Revalidation: the ETag a document keeps (put_document, a FetchReply), read back in
+/// get_document, and refresh_document after a 304.
+void test_revalidation()
+{
+    FeedTest test;
+    CHECK(test.cache.refresh_document("GET /articles") == NormCache::Refresh::absent);
+    NormCache::WriteOptions tagged;
+    tagged.max_age = 60;
+    tagged.etag = R"(W/"a\b")";
+    CHECK(test.cache.put_document("GET /articles", page, tagged));
+    NormCache::FullReadResult got = test.cache.get_document("GET /articles");
+    CHECK_EQ(got.json, R"({"data":)" + page + R"(,"missing":[],"stale":[],"oldestWrittenAt":1700000000,)"
+                                              R"("earliestExpiry":1700000060,"etag":"W/\"a\\b\""})");
+    CHECK_EQ(got.etag, std::optional<std::string>(R"(W/"a\b")"));
+    CHECK_EQ(got.earliest_expiry, std::optional<std::uint64_t>(start + 60));
+    test.now = start + 100;
+    NormCache::WriteOptions not_modified;
+    not_modified.cache_control = "max-age=30";
+    CHECK(test.cache.refresh_document("GET /articles", not_modified) == NormCache::Refresh::refreshed);
+    got = test.cache.get_document("GET /articles");
+    CHECK(got.status == ReadStatus::complete);
+    CHECK_EQ(got.oldest_written_at, std::optional<std::uint64_t>(start + 100));
+    CHECK_EQ(got.earliest_expiry, std::optional<std::uint64_t>(start + 130));
+    CHECK_EQ(got.etag, std::optional<std::string>(R"(W/"a\b")"));
+    not_modified.cache_control = "no-store";
+    CHECK(test.cache.refresh_document("GET /articles", not_modified) == NormCache::Refresh::not_stored);
+    not_modified.cache_control.reset();
+    not_modified.etag = "v2";
+    CHECK_THROWS_EXACT(test.cache.refresh_document("GET /articles", not_modified), NormCache::InvalidArgumentError,
+                       NORMCACHE_EINVAL, R"(malformed ETag 'v2': expected '"' at byte 0 (an entity-tag is "v1" or W/"v1"))");
+    CHECK_THROWS_EXACT(test.cache.put_document("GET /other", page, not_modified), NormCache::InvalidArgumentError,
+                       NORMCACHE_EINVAL, R"(malformed ETag 'v2': expected '"' at byte 0 (an entity-tag is "v1" or W/"v1"))");
+    CHECK(!test.cache.get_document("GET /other").oldest_written_at);
+    // A document without one has none.
+    CHECK(test.cache.put_document("GET /plain", "1"));
+    CHECK(!test.cache.get_document("GET /plain").etag);
+    // A fetch's reply keeps its ETag with the document.
+    Network net(page);
+    net.reply.etag = R"("n1")";
+    CHECK(test.cache.execute_document("GET /fetched", {}, net.fetch()).source == Source::network);
+    CHECK_EQ(test.cache.get_document("GET /fetched").etag, std::optional<std::string>(R"("n1")"));
+}
+
 int main()
 {
     test_types();
@@ -583,5 +626,6 @@ int main()
     test_documents();
     test_documents_with_entities();
     test_execute_document();
+    test_revalidation();
     return 0;
 }

@@ -47,16 +47,20 @@ extension ByteBuffer {
         append(UInt8(ascii: "}"))
     }
 
-    /// `appendResultMembers` of a `ReadResult`.
+    /// `appendResultMembers` of a `ReadResult`, and `"etag"` after them when it has one.
     mutating func appendResultMembers(_ result: ReadResult) {
-        guard let data = result.data else {
+        if let data = result.data {
+            data.withUnsafeBytes { bytes in
+                appendResultMembers(data: bytes, missing: result.missing, stale: result.stale, oldestWrittenAt: result.oldestWrittenAt,
+                                    earliestExpiry: result.earliestExpiry)
+            }
+        } else {
             appendResultMembers(data: nil, missing: result.missing, stale: result.stale, oldestWrittenAt: result.oldestWrittenAt,
                                 earliestExpiry: result.earliestExpiry)
-            return
         }
-        data.withUnsafeBytes { bytes in
-            appendResultMembers(data: bytes, missing: result.missing, stale: result.stale, oldestWrittenAt: result.oldestWrittenAt,
-                                earliestExpiry: result.earliestExpiry)
+        if let etag = result.etag {
+            append(#","etag":"#)
+            appendQuoted(etag.utf8)
         }
     }
 

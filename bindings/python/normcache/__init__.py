@@ -58,7 +58,7 @@ argument order: write(op, response, variables), read(op, variables).
 from ._library import lib as _lib
 from ._options import ErrorPolicy, Headers, Policy
 from ._version import __version__
-from .cache import Cache, Durability, RulesMode
+from .cache import Cache, DocumentRefresh, Durability, RulesMode
 from .clock import Clock
 from .errors import (
     CacheMiss,
@@ -116,6 +116,7 @@ __all__ = [
     "ClosedError",
     "DataError",
     "DocumentError",
+    "DocumentRefresh",
     "Durability",
     "Error",
     "ErrorPolicy",

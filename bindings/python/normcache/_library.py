@@ -113,7 +113,8 @@ ERROR_POLICIES = {"none": 0, "ignore": 1, "all": 2}
 
 class WriteOptions(Structure):
     """normcache_write_options: the lifetime a write gives what it stores and whether key
-    fallbacks are refused (normcache_write_ex, put_ex, write_fragment_ex). `size` is set to
+    fallbacks are refused (normcache_write_ex, put_ex, write_fragment_ex), and the ETag a
+    document keeps (normcache_put_document, refresh_document). `size` is set to
     the struct's size; a header absent is a NULL pointer with length 0; `key_fallbacks`,
     when set, points at the c_size_t that receives the count."""
 
@@ -130,6 +131,8 @@ class WriteOptions(Structure):
         ("expires_len", c_size_t),
         ("flags", c_uint),
         ("key_fallbacks", POINTER(c_size_t)),
+        ("etag", c_char_p),
+        ("etag_len", c_size_t),
     ]
 
     def __init__(self) -> None:
@@ -324,6 +327,7 @@ _PROTOTYPES = {
         [CacheHandle, c_char_p, c_size_t, POINTER(ReadOptions), _BUFFER_OUT, _LENGTH_OUT],
     ),
     "normcache_execute_document": (c_int, [CacheHandle, c_char_p, c_size_t, *_EXECUTE_RUN]),
+    "normcache_refresh_document": (c_int, [CacheHandle, c_char_p, c_size_t, POINTER(WriteOptions)]),
 }
 
 #: The exception a callback failed with, per thread, until the call it failed raises.

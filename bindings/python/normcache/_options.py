@@ -42,8 +42,14 @@ class Headers(Protocol):
 
 
 #: The headers a write reads, by lower-case name, and the member of
-#: normcache_write_options each goes to.
-_FRESHNESS_HEADERS = {"cache-control": "cache_control", "age": "age", "date": "date", "expires": "expires"}
+#: normcache_write_options each goes to (a document keeps its ETag; other writes ignore it).
+_FRESHNESS_HEADERS = {
+    "cache-control": "cache_control",
+    "age": "age",
+    "date": "date",
+    "expires": "expires",
+    "etag": "etag",
+}
 #: The largest max_stale: the C member is an int64_t.
 MAX_STALE_LIMIT = (1 << 63) - 1
 
@@ -68,7 +74,7 @@ def max_stale_seconds(value: int | None) -> int:
 
 
 def header_values(headers: Headers) -> dict[str, bytes]:
-    """The Cache-Control, Age, Date and Expires values of `headers`, found whatever the case
+    """The Cache-Control, Age, Date, Expires and ETag values of `headers`, found whatever the case
     of their names, by the member of normcache_write_options they go to. A header given
     more than once (two Cache-Control lines, or "Age" and "age" in a dict) is one value,
     the values joined with ", " as HTTP joins field lines. The other headers are not read."""

@@ -124,6 +124,11 @@ def _encode_document(value: object) -> bytes:
     return json.dumps(value, ensure_ascii=False).encode("utf-8")
 
 
+#: What Cache.refresh_document did: "refreshed", "absent" (no such document) or
+#: "not_stored" (Cache-Control: no-store).
+DocumentRefresh = Literal["refreshed", "absent", "not_stored"]
+
+
 def _document_text(answer: bytes) -> str:
     """The document's text in normcache_get_document's object, exactly as it was written:
     the object is {"data":<the text>,"missing":[...],...}, and the last ',"missing":' in
@@ -871,7 +876,9 @@ class Cache(ManagedHandle[CacheHandle]):
         written (numbers keep their digits, members their order). The document never
         expires, unless `max_age` (seconds) or the response's caching `headers` give it
         a lifetime, as write() takes them: the earliest expiry wins. Max-age rules do
-        not apply to documents.
+        not apply to documents. An ETag among the headers is kept with the document
+        (get_document(key).etag) to revalidate it with (see refresh_document); a
+        malformed one raises InvalidArgumentError and nothing is written.
 
         A document is a record with the field "$document": search() lists it, remove()
         and remove_prefix() delete it, invalidate() and invalidate_prefix() mark it
@@ -910,8 +917,9 @@ class Cache(ManagedHandle[CacheHandle]):
     def get_document(
         self, key: Key, *, max_stale: int | None = None, partial: bool = False, ignore_freshness: bool = False
     ) -> ReadResult:
-        """The document `key` with its freshness, as a ReadResult (a miss is an answer, never
-        an exception): `data` the document's value, parsed (None on a miss); `missing` one
+        """The document `key` with its freshness, as a ReadResult with the document's
+        `etag` (a miss is an answer, never an exception): `data` the
+        document's value, parsed (None on a miss); `missing` one
         entry with the path [] when it is absent (reason "absent") or too stale ("stale",
         "invalidated"); `stale` one entry when it is returned stale within `max_stale`
         seconds; `oldest_written_at` when it was written and `earliest_expiry` when it
@@ -923,19 +931,47 @@ class Cache(ManagedHandle[CacheHandle]):
         return ReadResult._from_json(READ_STATUSES[status], json.loads(answer))
 
     @raises_closed_error
-    def get_document_json(self, key: Key, *, max_stale: int | None = None, partial: bool = False) -> str:
+    def get_document_json(
+        self, key: Key, *, max_stale: int | None = None, partial: bool = False, ignore_freshness: bool = False
+    ) -> str:
         """The text of the document `key` exactly as it was written (or as the fetch of
         execute_document received it), as read_json gives an operation's data as text; a
         document stored with entities comes as compact JSON, its entities as their records
         hold them now.
         Raises CacheMiss, with the missing entry, when it is absent or stale beyond
         `max_stale` seconds (None: any staleness); with `partial` the miss's `data` holds
-        a too-stale document's value."""
-        status, answer = self._get_document(key, max_stale, partial, False)
+        a too-stale document's value; with `ignore_freshness` a stored document is
+        returned whatever its age."""
+        status, answer = self._get_document(key, max_stale, partial, ignore_freshness)
         if status == MISS:
             found = json.loads(answer)
             raise CacheMiss(missing_from_json(found["missing"]), found["data"])
         return _document_text(answer)
+
+    @raises_closed_error
+    def refresh_document(
+        self, key: Key, *, max_age: int | None = None, headers: Headers | None = None
+    ) -> DocumentRefresh:
+        """Renew the freshness of the document `key` after a 304 Not Modified, without
+        rewriting it: it gets the lifetime `max_age` and the 304's caching `headers` give
+        (as put_document reads them), stamped now, and an invalidation is lifted; an ETag
+        among the headers replaces the stored one. Fields of entities that the document's
+        own write stamped are re-stamped too (the 304 says the whole representation is
+        unchanged); a field written since by anything else keeps its times.
+
+        Revalidation: send the request again with If-None-Match: get_document(key).etag;
+        on a 304, call this; on a 200, put_document. Returns "refreshed"; "absent" when
+        there is no document under `key` (nothing written: fetch it whole); "not_stored"
+        when the headers say Cache-Control: no-store (nothing changed). A key that holds a
+        record of fields, or malformed headers (an ETag that is not "..." or W/"..."),
+        raise InvalidArgumentError.
+        """
+        encoded_key = _encode_key(key, "key")
+        options = write_options(max_age, headers)
+        status: int = lib.normcache_refresh_document(
+            self._live_handle(), encoded_key, len(encoded_key), None if options is None else byref(options)
+        )
+        return "absent" if status == MISS else "not_stored" if status == NOTSTORED else "refreshed"
 
     def execute_document(
         self,

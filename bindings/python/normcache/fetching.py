@@ -175,7 +175,9 @@ class ExecutionResult(ReadResult):
     the response's GraphQL "errors" list under the error policy "all" (else None).
     `fetch_error` is the failed fetch's message when cached data stands in for the
     network's (network_first, or a revalidation that failed), and `fetch_exception` the
-    exception the fetch raised, if it raised one (not compared, not in the repr).
+    exception the fetch raised, if it raised one (not compared, not in the repr). `etag`
+    is, for execute_document, the entity-tag of the document (the stored one, or the
+    network reply's ETag header).
     """
 
     source: Source = "cache"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, Union
+from typing import Any, ClassVar, Literal, TypeVar, Union
 
 #: A response path: response keys (str) and list indexes (int), from the data root.
 ResponsePath = list[Union[str, int]]
@@ -102,12 +102,14 @@ class ReadResult:
     stale: list[Stale]
     oldest_written_at: int | None
     earliest_expiry: int | None
+    #: The entity-tag behind `etag` (not a field: not compared, not in the repr).
+    _etag: ClassVar[str | None] = None
 
     @classmethod
     def _from_json(cls: type[_Result], status: ReadStatus, answer: dict[str, Any], **more: Any) -> _Result:
         """The result of normcache_read_ex's object (or the read members of another's, with
         the members a subclass adds in `more`), with the status it returned."""
-        return cls(
+        result = cls(
             status=status,
             data=answer["data"],
             missing=missing_from_json(answer["missing"]),
@@ -116,6 +118,18 @@ class ReadResult:
             earliest_expiry=answer["earliestExpiry"],
             **more,
         )
+        etag = answer.get("etag")
+        if etag is not None:
+            object.__setattr__(result, "_etag", etag)
+        return result
+
+    @property
+    def etag(self) -> str | None:
+        """The entity-tag a document was stored with (its response's ETag header), to
+        revalidate it with If-None-Match (see Cache.refresh_document), from get_document
+        and execute_document; None for a document without one and for every other read.
+        Not compared and not in the repr, as it is a validator rather than data."""
+        return self._etag
 
     @property
     def is_complete(self) -> bool:

@@ -105,6 +105,14 @@ def graphql_url(api: API) -> Iterator[str]:
 
 
 @pytest.fixture
+def articles_url(rest: API) -> Iterator[str]:
+    """The URL of the articles on a real server answering `rest` (a fixture of the module
+    that uses this one)."""
+    with serving(rest) as base:
+        yield base + "/articles"
+
+
+@pytest.fixture
 def graphql_cache(cache: normcache.Cache, clock: FakeClock) -> normcache.Cache:
     """The test's cache with the schema of the server's articles and the fake clock."""
     cache.load_schema(CACHE_SDL)

@@ -2,7 +2,8 @@
 serving on a thread of the test: a GraphQL API (http.server and graphql-core, answering
 POST /graphql by executing the query against a small schema) and a REST API (GET
 /articles). Each counts the requests it served; the test sets what it answers (caching
-headers, a status, GraphQL errors). Nothing leaves 127.0.0.1."""
+headers, an ETag that If-None-Match is answered with 304, a status, GraphQL errors).
+Nothing leaves 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -38,13 +39,17 @@ DATA = {"feed": [{"title": "One"}, {"title": "Two"}]}
 class API:
     """What a server answers, set by the test, and what it served.
 
-    `status` other than 200 answers that status with a text body; `cache_control` (None:
-    no such header) goes with every 200 answer; `body`, when set, replaces the answer's
-    body (a REST server's document, or a broken GraphQL answer)."""
+    `status` other than 200 answers that status with a text body (304: with none);
+    `cache_control`, `age` and `etag` (None: no such header) go with every 200 and 304
+    answer; a GET whose If-None-Match is `etag` is answered 304 Not Modified, without a
+    body; `body`, when set, replaces the answer's body (a REST server's document, or a
+    broken GraphQL answer)."""
 
     status: int = 200
     cache_control: str | None = "max-age=1800"
     body: bytes | None = None
+    age: str | None = None
+    etag: str | None = None
     #: The GraphQL server's articles: id -> (title, likes); a title None is private (a
     #: GraphQL error "title is private" and null).
     articles: dict[str, tuple[str | None, int]] = field(
@@ -52,6 +57,8 @@ class API:
     )
     #: The requests served: (method, path, body).
     requests: list[tuple[str, str, bytes]] = field(default_factory=list)
+    #: The If-None-Match header of each request served (None: it had none).
+    if_none_match: list[str | None] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -104,8 +111,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
         api = self.server.api
+        condition = self.headers.get("If-None-Match")
         with api.lock:
             api.requests.append((method, self.path, body))
+            api.if_none_match.append(condition)
+        not_modified = method == "GET" and api.etag is not None and condition == api.etag
+        if api.status == 304 or (api.status == 200 and not_modified):
+            self.send_response(304)
+            self._caching_headers(api)
+            self.end_headers()
+            return
         if api.status != 200:
             self.send_response(api.status)
             text = b"unavailable"
@@ -116,11 +131,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         answer = api.body if api.body is not None else api.graphql(json.loads(body))
         self.send_response(200)  # with Date: the real time
         self.send_header("Content-Type", "application/json")
-        if api.cache_control is not None:
-            self.send_header("Cache-Control", api.cache_control)
+        self._caching_headers(api)
         self.send_header("Content-Length", str(len(answer)))
         self.end_headers()
         self.wfile.write(answer)
+
+    def _caching_headers(self, api: API) -> None:
+        """Cache-Control, Age and ETag, as the API says."""
+        for name, value in (("Cache-Control", api.cache_control), ("Age", api.age), ("ETag", api.etag)):
+            if value is not None:
+                self.send_header(name, value)
 
     def do_POST(self) -> None:
         self._answer("POST")

@@ -7,12 +7,11 @@ removed like records, and hostile inputs. The cases of the Swift suite DocumentT
 from __future__ import annotations
 
 import urllib.error
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from conftest import START, FakeClock
-from local_servers import API, serving, urllib_get
+from local_servers import API, urllib_get
 
 import normcache
 from normcache import ExecutionResult, FetchReply, FetchRequest, Missing, ReadResult, Stale
@@ -168,13 +167,6 @@ def test_a_closed_cache(docs: normcache.Cache) -> None:
 def rest() -> API:
     """What the REST server answers at /articles: PAGE, with no caching headers."""
     return API(body=PAGE.encode("utf-8"), cache_control=None)
-
-
-@pytest.fixture
-def articles_url(rest: API) -> Iterator[str]:
-    """The URL of the articles on a real server answering `rest`."""
-    with serving(rest) as base:
-        yield base + "/articles"
 
 
 def test_the_rest_flow_serves_the_cache_for_30_minutes_then_the_api(
