@@ -1490,7 +1490,8 @@ int normcache_get_document(normcache *cache, const char *key, size_t key_len,
  *
  * As normcache_execute, for a document: the fetch callback is asked with request->key
  * set and answers the body with its caching headers (or a max_age of the host's), which
- * is stored as normcache_put_document stores it, per the policy. The classic REST flow —
+ * is stored as normcache_put_document stores it, per the policy (with the headers'
+ * etag, which a result then gives as "etag"; see normcache_refresh_document). The classic REST flow —
  * "show the articles from the cache while they are younger than 30 minutes, else call
  * the API and keep the answer" — is NORMCACHE_CACHE_FIRST with the reply's headers
  * carrying max_age 1800 (or the server's Cache-Control: max-age=1800). A network
