@@ -15,7 +15,9 @@ hands it on); every other keyword goes to the wrapped transport. A mutation alwa
 the network and its result is written; a subscription passes through unchanged
 (AsyncCachingTransport.subscribe). The freshness of what is written comes from the
 wrapped transport's `response_headers` (gql's HTTP transports keep the last response's:
-Cache-Control, Age, Date, Expires), read right after its call.
+Cache-Control, Age, Date, Expires), read right after its call: requests running at once on
+one async transport may read each other's, so give each its own transport when the
+server's lifetimes differ between queries.
 
 A query the cache cannot answer under "cache_only" is a result whose error says what is
 missing ("normcache: the cache cannot answer: feed (absent)"; gql's Client raises it as
