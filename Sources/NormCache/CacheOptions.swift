@@ -38,6 +38,14 @@ public struct CacheOptions: Equatable, Sendable {
     /// (less the process's umask): owner-only `0o600` by default; `0o660` shares the
     /// cache with the owner's group. At most `0o777`.
     public var mode: UInt32 = 0o600
+    /// The longest GraphQL document `prepare` takes, in bytes (4 MiB by default, some
+    /// thousand times a large hand-written query); a longer one is a `.document` error
+    /// naming option `max_document_bytes`, raised before the document is read.
+    public var maxDocumentBytes = 4 << 20
+    /// The most tokens of a GraphQL document `prepare` takes (500,000 by default); the
+    /// first token past it is a `.document` error naming option `max_document_tokens`,
+    /// raised as the document is read, before anything is built from it.
+    public var maxDocumentTokens = 500_000
 
     /// The default options.
     public init() {}
@@ -47,8 +55,8 @@ public struct CacheOptions: Equatable, Sendable {
 
     /// Parses the JSON options object of `normcache_open`:
     /// `{"durability": "full"|"fast", "read_only": bool, "map_size": bytes, "max_readers": n,
-    /// "rules": "saved"|"own"|"strict", "mode": "0640"|416}` (the mode as a string of octal
-    /// digits, or as an integer).
+    /// "rules": "saved"|"own"|"strict", "mode": "0640"|416, "max_document_bytes": n,
+    /// "max_document_tokens": n}` (the mode as a string of octal digits, or as an integer).
     /// Empty input gives the defaults; anything else unknown or mistyped is an error.
     public init(json bytes: UnsafeRawBufferPointer) throws(NormCacheError) {
         guard !bytes.isEmpty else { return }
@@ -91,8 +99,13 @@ public struct CacheOptions: Equatable, Sendable {
                         + "a string of octal digits (\"0640\") or an integer (416)")
                 }
                 mode = UInt32(value)
+            case "max_document_bytes":
+                maxDocumentBytes = try Self.limit(document, member.value, name: name)
+            case "max_document_tokens":
+                maxDocumentTokens = try Self.limit(document, member.value, name: name)
             default:
-                throw NormCacheError(.invalidArgument, "unknown option '\(name)' (known: durability, read_only, map_size, max_readers, rules, mode)")
+                throw NormCacheError(.invalidArgument, "unknown option '\(name)' (known: durability, read_only, map_size, max_readers, "
+                    + "rules, mode, max_document_bytes, max_document_tokens)")
             }
         }
     }
@@ -110,6 +123,14 @@ public struct CacheOptions: Equatable, Sendable {
         let digits = document.stringBytes(index)
         guard !digits.isEmpty, digits.count <= 12, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "7") }) else { return nil }
         return digits.reduce(0) { $0 * 8 + Int($1 - UInt8(ascii: "0")) }
+    }
+
+    /// The limit option `name` at `index`: an integer of at least 1.
+    private static func limit(_ document: JSONDocument, _ index: Int, name: String) throws(NormCacheError) -> Int {
+        guard let value = integer(document, index), value >= 1 else {
+            throw NormCacheError(.invalidArgument, "option '\(name)' must be an integer of at least 1")
+        }
+        return value
     }
 
     /// The non-negative integer at `index`, or nil for anything else.

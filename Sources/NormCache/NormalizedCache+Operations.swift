@@ -42,11 +42,14 @@ extension NormalizedCache {
 
     /// Parses, validates and compiles the operation `operationName` (nil: the only one)
     /// of a GraphQL document. A handle opened with `CacheOptions.Rules.strict` first
-    /// checks that its rules are the file's saved rules (see `saveRules`).
+    /// checks that its rules are the file's saved rules (see `saveRules`). A document
+    /// longer than `CacheOptions.maxDocumentBytes` or of more tokens than
+    /// `CacheOptions.maxDocumentTokens` is a `.document` error (see `DocumentLimits`).
     public func prepare(document: UnsafeRawBufferPointer, operationName: String? = nil) throws(NormCacheError) -> PreparedOperation {
         if options.rules == .strict { try store.read { (txn) throws(NormCacheError) in try Self.checkRules(rules, in: txn) } }
         let (schema, keyRules, _) = rules.current
-        return try PreparedOperation(source: Array(document), operationName: operationName, schema: schema, keyRules: keyRules)
+        return try PreparedOperation(source: Array(document), operationName: operationName, schema: schema, keyRules: keyRules,
+                                     limits: DocumentLimits(options))
     }
 
     /// The records a GraphQL response (`{"data": ..., "errors": ...}`) splits into, in

@@ -48,9 +48,11 @@ public final class PreparedOperation: Sendable {
     }
 
     /// Prepares the operation `operationName` (nil: the only one) of `source`; in a
-    /// document without operations, the fragment `operationName` (nil: the only one).
-    init(source: [UInt8], operationName: String?, schema: Schema?, keyRules: KeyRules) throws(NormCacheError) {
-        let compiled = try OperationCompiler(schema: schema, keyRules: keyRules).compile(source, operationName: operationName)
+    /// document without operations, the fragment `operationName` (nil: the only one);
+    /// a document past `limits` is refused.
+    init(source: [UInt8], operationName: String?, schema: Schema?, keyRules: KeyRules, limits: DocumentLimits) throws(NormCacheError) {
+        let compiled = try OperationCompiler(schema: schema, keyRules: keyRules, limits: limits)
+            .compile(source, operationName: operationName)
         name = compiled.name
         document = compiled.document
         root = compiled.root

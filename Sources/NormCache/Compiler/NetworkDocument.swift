@@ -63,6 +63,8 @@ private struct SelectionCompleter {
     let keyRules: KeyRules
     /// The document's fragments by name, for spreads.
     let fragments: [String: FragmentDefinition]
+    /// Which fragments take which response keys, worked out once per key.
+    private let takenKeys = TakenKeys()
 
     /// Where added selections say they come from: nowhere in the user's document.
     static let added = NetworkDocument.addedLocation
@@ -111,7 +113,8 @@ private struct SelectionCompleter {
         }
         guard type.kind == .interface || type.kind == .union else { return }
         var needed: [(possible: String, keyFields: [String])] = []
-        for possible in schema.possibleTypes(of: type.name).sorted() where !coversUnconditionally(possible, result) {
+        let covers = unconditionallyCovered(result)
+        for possible in schema.possibleTypes(of: type.name).sorted() where !covers.contains(possible) {
             guard let policy = keyRules.policy(for: possible, declaredType: nil, schema: schema) else { continue }
             var keyFields: [String] = []
             for name in policy.keyFields where !covered.contains(name) && !keyFields.contains(name) && schema.field(name, on: possible) != nil {
@@ -133,16 +136,21 @@ private struct SelectionCompleter {
         }
     }
 
-    /// Whether `selections` hold an inline fragment or a fragment spread on `typeName`
-    /// without directives, whose own selection set gets the type's key fields.
-    private func coversUnconditionally(_ typeName: String, _ selections: [Selection]) -> Bool {
-        selections.contains { selection in
+    /// The types that an inline fragment or a fragment spread without directives among
+    /// `selections` is on: their own selection sets get those types' key fields.
+    private func unconditionallyCovered(_ selections: [Selection]) -> Set<String> {
+        var types: Set<String> = []
+        for selection in selections {
             switch selection {
-            case .inlineFragment(let inline): return inline.typeCondition == typeName && inline.directives.isEmpty
-            case .fragmentSpread(let spread): return fragments[spread.name]?.typeCondition == typeName && spread.directives.isEmpty
-            case .field: return false
+            case .inlineFragment(let inline):
+                if let condition = inline.typeCondition, inline.directives.isEmpty { types.insert(condition) }
+            case .fragmentSpread(let spread):
+                if let condition = fragments[spread.name]?.typeCondition, spread.directives.isEmpty { types.insert(condition) }
+            case .field:
+                break
             }
         }
+        return types
     }
 
     /// Appends the plain field `name` unless the set selects it plainly already or its
@@ -160,25 +168,90 @@ private struct SelectionCompleter {
     /// (another field, or arguments) is selected anywhere in the set, through inline
     /// fragments and fragment spreads too.
     private func responseKeyIsTaken(_ name: String, in selections: [Selection]) -> Bool {
-        var visited: Set<String> = []
+        let own = Self.takes(name, selections)
+        return own.taken || own.spreads.contains { spread in takenKeys.isTaken(name, inFragment: spread, fragments: fragments) }
+    }
+
+    /// Whether `selections`, with their inline fragments but not their spreads, select a
+    /// field of response key `name` that is not the plain field `name`; and the
+    /// fragments they spread.
+    fileprivate static func takes(_ name: String, _ selections: [Selection]) -> (taken: Bool, spreads: [String]) {
+        var spreads: [String] = []
         var pending = [selections]
         while let next = pending.popLast() {
             for selection in next {
                 switch selection {
                 case .field(let field):
-                    if field.responseKey == name && (field.name != name || !field.arguments.isEmpty) { return true }
+                    if field.responseKey == name && (field.name != name || !field.arguments.isEmpty) { return (true, []) }
                 case .inlineFragment(let inline):
                     pending.append(inline.selections)
                 case .fragmentSpread(let spread):
-                    if let fragment = fragments[spread.name], visited.insert(spread.name).inserted { pending.append(fragment.selections) }
+                    spreads.append(spread.name)
                 }
             }
         }
-        return false
+        return (false, spreads)
     }
 
     /// `name`, without alias, arguments, directives or selections.
     private static func plainField(_ name: String) -> Field {
         Field(alias: nil, name: name, arguments: [], directives: [], selections: nil, location: added)
+    }
+}
+
+/// For each response key asked about, the fragments that select, themselves or through
+/// the fragments they spread, a field of that key that is not the plain field of that
+/// name: each fragment is walked once per key, however many sets spread it (a chain of
+/// fragments would otherwise be walked once per link).
+private final class TakenKeys {
+    /// Per key, whether each fragment worked out so far takes it.
+    private var taken: [String: [String: Bool]] = [:]
+
+    /// Whether the fragment `fragmentName` of `fragments` takes `name`; an unknown
+    /// fragment takes nothing. Fragments do not spread themselves (validation refuses
+    /// cycles), but a fragment met again on the way counts as not taking it.
+    func isTaken(_ name: String, inFragment fragmentName: String, fragments: [String: FragmentDefinition]) -> Bool {
+        if let known = taken[name]?[fragmentName] { return known }
+        // Taken out while it grows, so that it is not copied.
+        var memo = taken.removeValue(forKey: name) ?? [:]
+        defer { taken[name] = memo }
+        // A depth-first walk with an explicit stack: a fragment is decided once the
+        // fragments it spreads are.
+        var stack: [(fragment: String, spreads: [String], next: Int)] = []
+        func enter(_ fragment: String) -> Bool? {
+            guard let definition = fragments[fragment] else { return false }
+            let own = SelectionCompleter.takes(name, definition.selections)
+            if own.taken { return true }
+            memo[fragment] = false
+            stack.append((fragment, own.spreads, 0))
+            return nil
+        }
+        if let decided = enter(fragmentName) {
+            memo[fragmentName] = decided
+            return decided
+        }
+        while let top = stack.last {
+            guard top.next < top.spreads.count else {
+                stack.removeLast()
+                continue
+            }
+            stack[stack.count - 1].next += 1
+            let spread = top.spreads[top.next]
+            let result: Bool
+            if let known = memo[spread] {
+                result = known
+            } else if let decided = enter(spread) {
+                memo[spread] = decided
+                result = decided
+            } else {
+                continue
+            }
+            if result {
+                // Every fragment on the stack spreads, through the others, one that takes it.
+                for entry in stack { memo[entry.fragment] = true }
+                return memo[fragmentName] ?? true
+            }
+        }
+        return memo[fragmentName] ?? false
     }
 }

@@ -8,6 +8,8 @@ struct OperationCompiler {
     let schema: Schema?
     /// The key rules whose key fields the network document adds.
     let keyRules: KeyRules
+    /// The largest document compiled.
+    let limits: DocumentLimits
 
     /// What compiling a document gives.
     struct Compiled {
@@ -28,7 +30,7 @@ struct OperationCompiler {
     /// Compiles the operation `operationName` (nil: the only one) of `source`; in a
     /// document without operations, the fragment `operationName` (nil: the only one).
     func compile(_ source: [UInt8], operationName: String?) throws(NormCacheError) -> Compiled {
-        let document = try GraphQLParser.parseExecutable(source)
+        let document = try GraphQLParser.parseExecutable(source, limits: limits)
         let hasOperations = document.definitions.contains { if case .operation = $0 { return true } else { return false } }
         let operation: OperationDefinition
         let root: PreparedOperation.Root
@@ -54,6 +56,12 @@ struct OperationCompiler {
             name = fragment.name
             variableDefinitions = []
         }
+        var userFragments: [String: FragmentDefinition] = [:]
+        for case .fragment(let fragment) in document.definitions where userFragments[fragment.name] == nil {
+            userFragments[fragment.name] = fragment
+        }
+        // Refused before the network document and the plan inline anything.
+        try InlinedDepth.check(operation.selections, fragments: userFragments)
         let sent = NetworkDocument.complete(document, operation: operation, schema: schema, keyRules: keyRules)
         var fragments: [String: FragmentDefinition] = [:]
         for fragment in sent.fragments { fragments[fragment.name] = fragment }

@@ -23,7 +23,7 @@ struct SelectionPlanner {
         depth += 1
         defer { depth -= 1 }
         guard depth <= Self.maximumDepth else {
-            throw NormCacheError(.document, "the operation nests deeper than \(Self.maximumDepth) levels once its fragments are inlined")
+            throw InlinedDepth.tooDeep(Self.maximumDepth)
         }
         var planned: [SelectionPlan.Item] = []
         for selection in selections {

@@ -138,10 +138,19 @@ private struct MergeChecker {
     private func mergedSubselections(_ fields: [PlacedField]) -> [[PlacedField]] {
         let composite = fields.filter { $0.field.selections != nil }
         var objectTypes: [String] = []
-        for placed in composite where isObject(placed.parent) && !objectTypes.contains(placed.parent) {
-            objectTypes.append(placed.parent)
+        var onObjectType: [String: [PlacedField]] = [:]
+        var onAbstractType: [PlacedField] = []
+        for placed in composite {
+            guard isObject(placed.parent) else {
+                onAbstractType.append(placed)
+                continue
+            }
+            if onObjectType[placed.parent] == nil { objectTypes.append(placed.parent) }
+            onObjectType[placed.parent, default: []].append(placed)
         }
         guard !objectTypes.isEmpty else { return composite.isEmpty ? [] : [composite] }
+        guard !onAbstractType.isEmpty else { return objectTypes.map { onObjectType[$0] ?? [] } }
+        // Each object type's fields with those on an interface or union, in document order.
         return objectTypes.map { type in composite.filter { $0.parent == type || !isObject($0.parent) } }
     }
 

@@ -58,8 +58,10 @@ extension DocumentValidation {
     static func checkVariableUsages(_ usage: Usage, typed: TypedVariableUses) throws(NormCacheError) {
         for ((operation, references), uses) in zip(usage.operations, typed.operations) {
             let reached = usage.fragmentsReached(from: references).compactMap { typed.fragments[$0] }
+            var variables: [String: VariableDefinition] = [:]
+            for variable in operation.variables where variables[variable.name] == nil { variables[variable.name] = variable }
             for use in ([uses] + reached).joined() {
-                guard let variable = operation.variables.first(where: { $0.name == use.name }),
+                guard let variable = variables[use.name],
                       !isAllowed(variable, in: use) else { continue }
                 throw error("variable '$\(use.name)' of type '\(GraphQLPrinter.print(variable.type))' is used in a position expecting type '\(GraphQLPrinter.print(use.expected))'",
                             at: use.location)

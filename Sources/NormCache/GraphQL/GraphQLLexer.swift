@@ -10,11 +10,22 @@ struct GraphQLLexer {
     private var position = 0
     private var line = 1
     private var lineStart = 0
+    /// The last position whose column was counted, on the current line, and its column:
+    /// each column is counted on from there, so a long line costs one pass, not one per
+    /// token.
+    private var counted = (position: 0, column: 1)
+    /// The most tokens `next` gives before it throws (`DocumentLimits.tokens`), and the
+    /// error's message.
+    private var tokenLimit: (count: Int, message: String)?
+    /// The tokens given so far.
+    private var tokens = 0
 
-    /// A lexer over `source`; throws when it is not UTF-8.
-    init(_ source: [UInt8], errorCode: NormCacheError.Code) throws(NormCacheError) {
+    /// A lexer over `source`; throws when it is not UTF-8. With `limits`, `next` throws
+    /// at the first token past `limits.tokens`.
+    init(_ source: [UInt8], errorCode: NormCacheError.Code, limits: DocumentLimits? = nil) throws(NormCacheError) {
         self.source = source
         self.errorCode = errorCode
+        tokenLimit = limits.map { ($0.tokens, $0.tokensMessage) }
         if String(validating: source, as: UTF8.self) == nil {
             let valid = Self.validPrefixLength(source)
             var probe = GraphQLLexer(unchecked: source, errorCode: errorCode)
@@ -31,13 +42,17 @@ struct GraphQLLexer {
 
     /// The position of the next token.
     var location: SourceLocation {
-        var column = 1
-        var index = lineStart
-        while index < position {
-            if source[index] & 0xC0 != 0x80 { column += 1 }
-            index += 1
+        mutating get {
+            if counted.position < lineStart || counted.position > position { counted = (lineStart, 1) }
+            var column = counted.column
+            var index = counted.position
+            while index < position {
+                if source[index] & 0xC0 != 0x80 { column += 1 }
+                index += 1
+            }
+            counted = (position, column)
+            return SourceLocation(line: line, column: column)
         }
-        return SourceLocation(line: line, column: column)
     }
 
     /// Reads the next token.
@@ -47,6 +62,8 @@ struct GraphQLLexer {
         guard position < source.count else {
             return GraphQLToken(kind: .endOfInput, start: start, end: start, location: location)
         }
+        tokens += 1
+        if let tokenLimit, tokens > tokenLimit.count { throw error(tokenLimit.message, at: location) }
         let kind: GraphQLToken.Kind
         let byte = source[position]
         switch byte {

@@ -17,9 +17,11 @@ struct GraphQLParser {
     private var token: GraphQLToken
     private var depth = 0
 
-    /// Parses an executable document: operations and fragments only.
-    static func parseExecutable(_ source: [UInt8]) throws(NormCacheError) -> GraphQLDocument {
-        var parser = try GraphQLParser(source, errorCode: .document)
+    /// Parses an executable document: operations and fragments only; with `limits`,
+    /// one of more bytes or tokens is refused (see `DocumentLimits`).
+    static func parseExecutable(_ source: [UInt8], limits: DocumentLimits? = nil) throws(NormCacheError) -> GraphQLDocument {
+        try limits?.checkBytes(source)
+        var parser = try GraphQLParser(source, errorCode: .document, limits: limits)
         return try parser.parseDocument(executable: true)
     }
 
@@ -30,8 +32,8 @@ struct GraphQLParser {
         return try parser.parseDocument(executable: false)
     }
 
-    private init(_ source: [UInt8], errorCode: NormCacheError.Code) throws(NormCacheError) {
-        lexer = try GraphQLLexer(source, errorCode: errorCode)
+    private init(_ source: [UInt8], errorCode: NormCacheError.Code, limits: DocumentLimits? = nil) throws(NormCacheError) {
+        lexer = try GraphQLLexer(source, errorCode: errorCode, limits: limits)
         token = try lexer.next()
     }
 

@@ -620,4 +620,38 @@ import Testing
         }
         """)
     }
+
+    @Test func aResponseKeyTakenAtTheEndOfAChainOfFragmentsIsNotAddedAlongIt() throws {
+        // F2 selects `name` under the response key __typename: no set that reaches F2
+        // gets __typename, and F0's own set, which reaches it, neither.
+        let text = """
+        { dog(id: 1) { ...F0 } animal { ...F1 } }
+        fragment F0 on Dog { id ...F1 }
+        fragment F1 on Animal { ...F2 }
+        fragment F2 on Animal { __typename: name }
+        """
+        #expect(try network(text) == """
+        {
+          dog(id: 1) {
+            ...F0
+          }
+          animal {
+            ...F1
+          }
+        }
+
+        fragment F0 on Dog {
+          id
+          ...F1
+        }
+
+        fragment F1 on Animal {
+          ...F2
+        }
+
+        fragment F2 on Animal {
+          __typename: name
+        }
+        """)
+    }
 }

@@ -32,6 +32,9 @@ import Testing
         #expect(try Self.options(#"{"mode": "660"}"#).mode == 0o660)
         #expect(try Self.options(#"{"mode": 416}"#).mode == 0o640)
         #expect(try Self.options("") == CacheOptions())
+        #expect(CacheOptions().maxDocumentBytes == 4_194_304 && CacheOptions().maxDocumentTokens == 500_000)
+        let limits = try Self.options(#"{"max_document_bytes": 1, "max_document_tokens": 9007199254740993}"#)
+        #expect(limits.maxDocumentBytes == 1 && limits.maxDocumentTokens == 9_007_199_254_740_993)
         let bad: [(String, String)] = [
             (#"{"durability": "slow"}"#, #"option 'durability' must be "full" or "fast""#),
             (#"{"read_only": 1}"#, "option 'read_only' must be true or false"),
@@ -44,7 +47,10 @@ import Testing
             (#"{"mode": "0x1ff"}"#, Self.badMode),
             (#"{"mode": "0658"}"#, Self.badMode),
             (#"{"mode": true}"#, Self.badMode),
-            (#"{"sync": true}"#, "unknown option 'sync' (known: durability, read_only, map_size, max_readers, rules, mode)"),
+            (#"{"max_document_bytes": 0}"#, "option 'max_document_bytes' must be an integer of at least 1"),
+            (#"{"max_document_tokens": "9"}"#, "option 'max_document_tokens' must be an integer of at least 1"),
+            (#"{"sync": true}"#, "unknown option 'sync' (known: durability, read_only, map_size, max_readers, rules, mode, "
+                + "max_document_bytes, max_document_tokens)"),
             ("[]", "options must be a JSON object"),
         ]
         for (json, message) in bad {
