@@ -230,6 +230,17 @@ typedef struct normcache normcache;
  *                 file: a cache shared by a group needs "0660". A user who may not write
  *                 the lock file (or read the data file) gets NORMCACHE_ESTORAGE with a
  *                 message that names the file and what to do.
+ *   "max_document_bytes": the longest GraphQL document normcache_prepare takes, in
+ *                 bytes (default 4194304, 4 MiB; at least 1). A longer one fails with
+ *                 NORMCACHE_EDOCUMENT before it is read: "the document is 5000000 bytes
+ *                 long, more than the limit of 4194304 (option max_document_bytes)".
+ *   "max_document_tokens": the most tokens (names, punctuators, values) of a document
+ *                 normcache_prepare takes (default 500000; at least 1). The first token
+ *                 past it fails the call with NORMCACHE_EDOCUMENT as it is read, before
+ *                 anything is built: "GraphQL error at line 1, column 9: the document has
+ *                 more than 500000 tokens, the limit (option max_document_tokens)".
+ *                 Hand-written queries are a few thousand bytes and some hundred tokens;
+ *                 generated ones reach hundreds of kB.
  * An unknown option or a value of the wrong type is NORMCACHE_EINVAL, and nothing is
  * created. When this process has the file open already, the new handle shares its
  * environment: map_size and max_readers of the first open hold, commits get the
@@ -755,12 +766,19 @@ int normcache_key_set(normcache_key *key, const char *id, size_t id_len, const c
  * nullable variable fits a non-null argument only when the variable or the argument
  * has a default; lists fit level by level).
  *
+ * Preparing takes time linear in the document's length (fragments are measured, not
+ * inlined, before the depth is checked); a document past the handle's
+ * "max_document_bytes" or "max_document_tokens" (normcache_open) is refused with
+ * NORMCACHE_EDOCUMENT after at most one pass over it, and one whose selections nest
+ * deeper than 512 levels once its fragments are inlined ("the operation nests deeper
+ * than 512 levels once its fragments are inlined") before they are.
+ *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL out_op; opened
  * with "rules": "strict", rules that differ from the file's saved rules: see "Saved
  * rules"); NORMCACHE_ENOTCACHE (under "strict", damaged saved rules);
  * NORMCACHE_EDOCUMENT (malformed or invalid document, unknown operation name, several
  * operations (or, without operations, several fragments) and no name; line and column
- * in the message). *out_op is NULL on failure.
+ * in the message; a document past a limit). *out_op is NULL on failure.
  */
 int normcache_prepare(normcache *cache, const char *document, size_t document_len,
                       const char *operation_name, size_t name_len, normcache_op **out_op);

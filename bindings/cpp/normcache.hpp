@@ -1620,7 +1620,8 @@ public:
      * Parses, validates and compiles the operation `name` of `document` (nullopt: its
      * only operation; a document of fragments alone gives the fragment `name`, or its
      * only one, for read_fragment and write_fragment). Throws DocumentError (line and
-     * column in the message) or ClosedError.
+     * column in the message; also for a document past the open options
+     * max_document_bytes or max_document_tokens) or ClosedError.
      */
     Operation prepare(std::string_view document,
                       std::optional<std::string_view> name = std::nullopt)

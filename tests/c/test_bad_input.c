@@ -380,6 +380,41 @@ static void test_responses_and_variables(void)
     CHECK_OK(normcache_close(cache));
 }
 
+/**
+ * The open options "max_document_bytes" and "max_document_tokens" bound the documents
+ * normcache_prepare takes: one byte or one token past a limit is NORMCACHE_EDOCUMENT with
+ * a message naming the limit, the figure and the option; at the limit it prepares. A
+ * limit below 1 is NORMCACHE_EINVAL at open.
+ */
+static void test_document_limits(void)
+{
+    static const char document[] = "{ hero { name, id } }"; /* 21 bytes, 7 tokens */
+    normcache *bytes = NC_OPEN_FRESH("{\"max_document_bytes\": 20}");
+    normcache *tokens = NC_OPEN_FRESH("{\"max_document_tokens\": 6, \"max_document_bytes\": 21}");
+    normcache *both = NC_OPEN_FRESH("{\"max_document_tokens\": 7, \"max_document_bytes\": 21}");
+    normcache *refused = NULL;
+    normcache_op *op = NULL;
+    char path[NC_PATH_SIZE];
+
+    CHECK_CODE(normcache_prepare(bytes, document, strlen(document), NULL, 0, &op), NORMCACHE_EDOCUMENT);
+    CHECK(strcmp(normcache_errmsg(),
+                 "the document is 21 bytes long, more than the limit of 20 (option max_document_bytes)") == 0);
+    CHECK(op == NULL);
+    CHECK_CODE(normcache_prepare(tokens, document, strlen(document), NULL, 0, &op), NORMCACHE_EDOCUMENT);
+    CHECK(strcmp(normcache_errmsg(), "GraphQL error at line 1, column 21: the document has more than 6 tokens, "
+                                     "the limit (option max_document_tokens)") == 0);
+    CHECK(op == NULL);
+    CHECK_OK(normcache_prepare(both, document, strlen(document), NULL, 0, &op));
+    CHECK_OK(normcache_op_free(op));
+    CHECK_CODE(normcache_open(nc_temp_path(path, "cache"), strlen(path), "{\"max_document_tokens\": 0}", 26, &refused),
+               NORMCACHE_EINVAL);
+    CHECK(strcmp(normcache_errmsg(), "option 'max_document_tokens' must be an integer of at least 1") == 0);
+    CHECK(refused == NULL);
+    CHECK_OK(normcache_close(bytes));
+    CHECK_OK(normcache_close(tokens));
+    CHECK_OK(normcache_close(both));
+}
+
 /** {"A:1": {"a": VALUE}} where VALUE is `depth` nested `open`s around 1, closed when `closed`. */
 static nc_text nested_record(size_t depth, const char *open, char close, int closed)
 {
@@ -539,6 +574,7 @@ int main(void)
     test_empty_keys();
     test_malformed_records();
     test_responses_and_variables();
+    test_document_limits();
     test_absurd_nesting();
     test_deep_but_allowed_nesting();
     test_errmsg_is_per_thread();

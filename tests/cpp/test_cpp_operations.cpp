@@ -242,6 +242,24 @@ void test_saved_rules()
 }
 
 /// Each failure throws its exception type with the exact code and the library's message.
+/// The open options max_document_bytes and max_document_tokens bound what prepare takes:
+/// DocumentError with the limit, the figure and the option, one past each; at them it prepares.
+void test_document_limits()
+{
+    const char *const document = "{ hero { name, id } }"; // 21 bytes, 7 tokens
+    Cache bytes(fresh_path(), R"({"max_document_bytes": 20})");
+    CHECK_THROWS_EXACT(bytes.prepare(document), NormCache::DocumentError, NORMCACHE_EDOCUMENT,
+                       "the document is 21 bytes long, more than the limit of 20 (option max_document_bytes)");
+    Cache tokens(fresh_path(), R"({"max_document_tokens": 6})");
+    CHECK_THROWS_EXACT(tokens.prepare(document), NormCache::DocumentError, NORMCACHE_EDOCUMENT,
+                       "GraphQL error at line 1, column 21: the document has more than 6 tokens, the limit "
+                       "(option max_document_tokens)");
+    Cache both(fresh_path(), R"({"max_document_bytes": 21, "max_document_tokens": 7})");
+    CHECK_EQ(both.prepare(document).document(), std::string("{\n  hero {\n    name\n    id\n    __typename\n  }\n}"));
+    CHECK_THROWS_EXACT(Cache(fresh_path(), R"({"max_document_bytes": -1})"), NormCache::InvalidArgumentError,
+                       NORMCACHE_EINVAL, "option 'max_document_bytes' must be an integer of at least 1");
+}
+
 void test_errors()
 {
     Cache cache = schema_cache();
@@ -586,6 +604,7 @@ int main()
     test_configure();
     test_saved_rules();
     test_errors();
+    test_document_limits();
     test_operation_moves();
     test_key_resolver();
     test_key_resolver_listing();

@@ -163,6 +163,8 @@ class Cache(ManagedHandle[CacheHandle]):
         max_readers: int | None = None,
         rules: RulesMode | None = None,
         mode: int | None = None,
+        max_document_bytes: int | None = None,
+        max_document_tokens: int | None = None,
     ) -> None:
         """Open, and unless read-only create, the cache file at `path` (its directory must
         exist; the lock file `<path>-lock` is made beside it).
@@ -186,6 +188,10 @@ class Cache(ManagedHandle[CacheHandle]):
           them, less the umask (as os.open's): default 0o600, owner only; 0o660 shares the
           cache with a group (every reader must be able to write the lock file). Bits
           outside 0o777 raise InvalidArgumentError.
+        - max_document_bytes, max_document_tokens: the largest GraphQL document prepare
+          takes (defaults 4 MiB and 500,000 tokens, at least 1); a larger one raises
+          DocumentError naming the limit, the figure and the option, before it is parsed
+          (bytes) or as the first token past the limit is read (tokens).
 
         A value of the wrong type or out of range raises InvalidArgumentError, and nothing
         is created.
@@ -209,6 +215,10 @@ class Cache(ManagedHandle[CacheHandle]):
             options["rules"] = rules
         if mode is not None:
             options["mode"] = mode
+        if max_document_bytes is not None:
+            options["max_document_bytes"] = max_document_bytes
+        if max_document_tokens is not None:
+            options["max_document_tokens"] = max_document_tokens
         encoded_options = json.dumps(options).encode("utf-8") if options else b""
         handle = CacheHandle()
         lib.normcache_open(
@@ -423,7 +433,8 @@ class Cache(ManagedHandle[CacheHandle]):
     @raises_closed_error
     def prepare(self, document: str | bytes, operation_name: str | None = None) -> Operation:
         """Parse, validate and compile the operation `operation_name` (None: the only one) of
-        a GraphQL document, with the schema and key rules this cache has now."""
+        a GraphQL document, with the schema and key rules this cache has now. A document
+        past max_document_bytes or max_document_tokens (see __init__) raises DocumentError."""
         encoded = _encode_key(document, "document")
         name = None if operation_name is None else _encode_key(operation_name, "operation_name")
         op = OperationHandle()

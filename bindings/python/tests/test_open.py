@@ -155,6 +155,7 @@ def test_opening_and_closing_many_times(cache_path: Path) -> None:
         {"max_readers": 65535},
         {"durability": "fast", "read_only": False, "map_size": 8 * MIB, "max_readers": 16},
         {"mode": 0o640},
+        {"max_document_bytes": 1024, "max_document_tokens": 100},
     ],
 )
 def test_valid_options_are_accepted(cache_path: Path, options: dict[str, Any]) -> None:
@@ -167,6 +168,7 @@ _DURABILITY = 'option \'durability\' must be "full" or "fast"'
 _READ_ONLY = "option 'read_only' must be true or false"
 _MAP_SIZE = "option 'map_size' must be an integer number of bytes, at least 1048576"
 _MAX_READERS = "option 'max_readers' must be an integer from 1 to 65535"
+_LIMIT = "option '{}' must be an integer of at least 1"
 _MODE = "option 'mode' must be permission bits from 0 to 0777: a string of octal digits (\"0640\") or an integer (416)"
 
 
@@ -189,6 +191,8 @@ _MODE = "option 'mode' must be permission bits from 0 to 0777: a string of octal
         ({"mode": 0o4755}, _MODE),
         ({"mode": -1}, _MODE),
         ({"mode": 1.5}, _MODE),
+        ({"max_document_bytes": 0}, _LIMIT.format("max_document_bytes")),
+        ({"max_document_tokens": "9"}, _LIMIT.format("max_document_tokens")),
     ],
 )
 def test_invalid_options_are_rejected_before_touching_the_disk(

@@ -499,6 +499,26 @@ def test_a_schema_validates_documents(star_wars: normcache.Cache) -> None:
         star_wars.prepare("{ villain { name } }")
 
 
+def test_documents_past_the_open_limits_raise_document_error(tmp_path: Path) -> None:
+    document = "{ hero { name, id } }"  # 21 bytes, 7 tokens
+    with normcache.Cache(tmp_path / "bytes.cache", max_document_bytes=20) as cache:
+        with pytest.raises(normcache.DocumentError) as failure:
+            cache.prepare(document)
+        assert failure.value.message == (
+            "the document is 21 bytes long, more than the limit of 20 (option max_document_bytes)"
+        )
+    with normcache.Cache(tmp_path / "tokens.cache", max_document_tokens=6) as cache:
+        with pytest.raises(normcache.DocumentError) as failure:
+            cache.prepare(document)
+        assert failure.value.message == (
+            "GraphQL error at line 1, column 21: the document has more than 6 tokens, "
+            "the limit (option max_document_tokens)"
+        )
+    with normcache.Cache(tmp_path / "both.cache", max_document_bytes=21, max_document_tokens=7) as cache:
+        with cache.prepare(document) as op:
+            assert op.document == "{\n  hero {\n    name\n    id\n    __typename\n  }\n}"
+
+
 def test_schema_and_config_by_method_equal_the_constructor(cache_path: Path, tmp_path: Path) -> None:
     with normcache.Cache(tmp_path / "by-method.cache") as cache:
         cache.configure(DROID_POLICY)
