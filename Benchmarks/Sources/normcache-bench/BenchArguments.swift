@@ -24,6 +24,10 @@ struct BenchArguments: ParsableArguments {
     var concurrencySeconds: Seconds?
     @Option(help: ArgumentHelp("Feed sizes of the scale workload.", valueName: "n,n..."))
     var scaleSizes: Counts?
+    @Option(help: ArgumentHelp("Widths of the documents workload's documents.", valueName: "n,n..."))
+    var documentSizes: Counts?
+    @Option(help: ArgumentHelp("Fragments of the documents workload's large documents.", valueName: "n"))
+    var largeDocumentFragments: Count?
     @Option(name: .customLong("out"), help: ArgumentHelp("Where results (table, JSON, chart) and scratch files go.", valueName: "dir"))
     var outputDirectory: String?
     @Option(name: .customLong("repo"), help: ArgumentHelp("The repository root (Benchmarks/python, the Python binding, the SWAPI schema).",
@@ -46,6 +50,8 @@ struct BenchArguments: ParsableArguments {
         if let smallWrites { options.smallWrites = smallWrites.value }
         if let concurrencySeconds { options.concurrencySeconds = concurrencySeconds.value }
         if let scaleSizes { options.scaleSizes = scaleSizes.values }
+        if let documentSizes { options.documentSizes = documentSizes.values }
+        if let largeDocumentFragments { options.largeDocumentFragments = largeDocumentFragments.value }
         if let outputDirectory { options.outputDirectory = outputDirectory }
         if let repository { options.repository = repository }
         if let library { options.library = library }

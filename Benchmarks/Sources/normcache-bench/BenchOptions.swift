@@ -19,6 +19,10 @@ struct BenchOptions {
     var concurrencySeconds = 10.0
     /// Feed sizes of the scale workload.
     var scaleSizes = [1_000, 10_000, 100_000, 1_000_000]
+    /// Widths of the documents workload's documents (each measured against a quarter of it).
+    var documentSizes = [800, 3_200, 12_800]
+    /// Fragments of the documents workload's large documents.
+    var largeDocumentFragments = 25_600
     /// Where results (table, JSON, chart) and scratch files go.
     var outputDirectory = "bench-results"
     /// The repository root (for `Benchmarks/python/*.py`, the Python binding and the SWAPI schema).
@@ -29,7 +33,7 @@ struct BenchOptions {
     var python = "python3"
 
     /// Every workload, in the order of the issue.
-    static let allWorkloads = ["feed", "freshness", "swapi", "large", "groups", "small-writes", "concurrency", "scale"]
+    static let allWorkloads = ["feed", "freshness", "swapi", "large", "groups", "small-writes", "concurrency", "scale", "documents"]
 
     /// A run of seconds that exercises every workload: tiny sizes, few runs.
     static var smoke: BenchOptions {
@@ -42,6 +46,8 @@ struct BenchOptions {
         options.smallWrites = 100
         options.concurrencySeconds = 0.5
         options.scaleSizes = [200, 2_000]
+        options.documentSizes = [100, 400]
+        options.largeDocumentFragments = 1_600
         return options
     }
 }
