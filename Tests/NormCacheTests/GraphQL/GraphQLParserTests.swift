@@ -111,6 +111,15 @@ import Testing
         #expect(values == [.string("\u{301}x\ny"), .string("a\"\"\"\u{301}")])
     }
 
+    @Test func columnsAreCountedOnAlongALongLineAndAfterANewOne() {
+        // 1,000 aliased fields with two-byte characters in strings on one line: the
+        // error's column counts characters from the line's start, however many tokens before.
+        let fields = (0..<1_000).map { "f\($0): a(s: \"é\")" }.joined(separator: " ")
+        let line = "{ " + fields + " ?"
+        #expect(documentError(line) == "GraphQL error at line 1, column \(line.count): unexpected '?'")
+        #expect(documentError(line.replacing(" ?", with: "\n  \"é\" ?")) == "GraphQL error at line 2, column 3: expected a field, '...' or '}', found a string")
+    }
+
     @Test func errorsNameLineAndColumn() {
         #expect(documentError("{ a(x: ) }") == "GraphQL error at line 1, column 8: expected a value, found ')'")
         #expect(documentError("query {\n  a\n") == "GraphQL error at line 3, column 1: expected a field, '...' or '}', found end of input")
