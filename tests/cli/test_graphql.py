@@ -50,6 +50,26 @@ def test_prepare_prints_the_document_to_send(cli: CLI, schema: str) -> None:
     )
 
 
+def test_prepare_and_write_refuse_a_document_past_the_limits_given(cli: CLI) -> None:
+    document = "{ hero { name, id } }"  # 21 bytes, 7 tokens
+    assert cli.ok("prepare", "--query", document, "--max-document-bytes", "21", "--max-document-tokens", "7") == (
+        "{\n  hero {\n    name\n    id\n    __typename\n  }\n}\n"
+    )
+    result = cli("prepare", "--query", document, "--max-document-bytes", "20")
+    assert (result.code, result.out) == (3, "")
+    assert result.err == (
+        "normcache: the document is 21 bytes long, more than the limit of 20 (option max_document_bytes)\n"
+    )
+    result = cli("write", "w.cache", "--query", document, "--max-document-tokens", "6", stdin="{}")
+    assert (result.code, result.out) == (3, "")
+    assert result.err == (
+        "normcache: GraphQL error at line 1, column 21: the document has more than 6 tokens, "
+        "the limit (option max_document_tokens)\n"
+    )
+    result = cli("prepare", "--query", document, "--max-document-tokens", "0")
+    assert result.code == 64 and "--max-document-tokens must be at least 1" in result.err
+
+
 def test_normalize_prints_the_records(cli: CLI, schema: str) -> None:
     arguments = ("normalize", "--schema", schema, "--query", QUERY, "--variables", VARIABLES)
     compact = cli.ok(*arguments, "--json", stdin=json.dumps(RESPONSE))

@@ -23,7 +23,7 @@ struct NormalizeCommand: ParsableCommand {
 
     func run() throws {
         let body = try InputFile.text(response, what: "response")
-        let records = try ScratchCache.with { cache in
+        let records = try ScratchCache.with(options: operation.cacheOptions) { cache in
             try NormalizedCache.normalize(try operation.prepare(on: cache), response: body, variables: operation.variables)
         }
         if json {

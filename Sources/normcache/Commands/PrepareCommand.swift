@@ -18,7 +18,7 @@ struct PrepareCommand: ParsableCommand {
     @OptionGroup var operation: OperationOptions
 
     func run() throws {
-        let document = try ScratchCache.with { cache in try operation.prepare(on: cache).document }
+        let document = try ScratchCache.with(options: operation.cacheOptions) { cache in try operation.prepare(on: cache).document }
         print(document)
     }
 }

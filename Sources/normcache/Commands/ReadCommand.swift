@@ -28,7 +28,7 @@ struct ReadCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let cache = try file.openForReading()
+        let cache = try file.openForReading(operation.cacheOptions)
         defer { cache.close() }
         let result = try cache.read(try operation.prepare(on: cache), variables: operation.variables,
                                     options: ReadOptions(partial: partial, maxStale: maxStale))

@@ -28,7 +28,7 @@ struct WriteCommand: ParsableCommand {
 
     func run() throws {
         let body = try InputFile.text(response, what: "response")
-        let cache = try file.openForWriting(creating: true)
+        let cache = try file.openForWriting(creating: true, operation.cacheOptions)
         defer { cache.close() }
         let prepared = try operation.prepare(on: cache)
         let changed = try cache.write(prepared, response: body, variables: operation.variables,

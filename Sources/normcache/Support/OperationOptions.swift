@@ -14,11 +14,26 @@ struct OperationOptions: ParsableArguments {
     var queryFile: String?
     @Option(help: ArgumentHelp("The operation to use, in a document of several.", valueName: "name"))
     var operationName: String?
+    @Option(help: ArgumentHelp("The longest document taken, in bytes (default 4194304).", valueName: "n"))
+    var maxDocumentBytes: Int?
+    @Option(help: ArgumentHelp("The most tokens of a document taken (default 500000).", valueName: "n"))
+    var maxDocumentTokens: Int?
     @Option(help: ArgumentHelp("The variables as a JSON object.", valueName: "json"))
     var variables = ""
 
     func validate() throws {
         guard (query == nil) != (queryFile == nil) else { throw ValidationError("give either --query or --query-file") }
+        for (name, value) in [("--max-document-bytes", maxDocumentBytes), ("--max-document-tokens", maxDocumentTokens)] {
+            if let value, value < 1 { throw ValidationError("\(name) must be at least 1") }
+        }
+    }
+
+    /// The cache options of the document limits given (the defaults for the others).
+    var cacheOptions: CacheOptions {
+        var options = CacheOptions()
+        if let maxDocumentBytes { options.maxDocumentBytes = maxDocumentBytes }
+        if let maxDocumentTokens { options.maxDocumentTokens = maxDocumentTokens }
+        return options
     }
 
     /// Loads the schema and configuration into `cache` and prepares the operation.

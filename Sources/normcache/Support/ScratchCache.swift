@@ -4,8 +4,8 @@ import NormCache
 /// A cache in a temporary directory of its own, for the commands that need a cache to
 /// work with but none to keep (`prepare`, `normalize`); removed when the body ends.
 enum ScratchCache {
-    /// Runs `body` with a new, empty cache.
-    static func with<R>(_ body: (NormalizedCache) throws -> R) throws -> R {
+    /// Runs `body` with a new, empty cache opened with `options`.
+    static func with<R>(options: CacheOptions = CacheOptions(), _ body: (NormalizedCache) throws -> R) throws -> R {
         var template = Array("/tmp/normcache-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
             throw CommandFailure(.storage, "cannot make a temporary directory: \(String(cString: strerror(errno)))")
@@ -16,7 +16,7 @@ enum ScratchCache {
             unlink(path + "-lock")
             rmdir(directory)
         }
-        let cache = try NormalizedCache(path: path)
+        let cache = try NormalizedCache(path: path, options: options)
         defer { cache.close() }
         return try body(cache)
     }
