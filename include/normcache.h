@@ -33,9 +33,9 @@
  *    run at the same time (reads in parallel, writes one after another, each in its
  *    own transaction). A prepared operation is immutable: many threads may use it at
  *    once, and normcache_op_free while other threads are inside calls with it lets
- *    those calls finish with it (later calls get NORMCACHE_EINVAL). normcache_close
- *    waits for calls inside a transaction on other threads; a call that has not begun
- *    its transaction then fails with NORMCACHE_EINVAL. load_schema, configure and
+ *    those calls finish with it (later calls get NORMCACHE_EINVAL). What
+ *    normcache_close does to calls in progress on other threads is said at
+ *    normcache_close; normcache_interrupt stops them. load_schema, configure and
  *    set_key_resolver* may run while other threads prepare: a prepare uses the rules
  *    as they were when it began. normcache_errmsg is per thread.
  *  - A handle belongs to the process that opened it: after fork(), the child must
@@ -158,6 +158,8 @@ int normcache_version_number(void);
 #define NORMCACHE_EFETCH (-11)
 /** A fetched response carried GraphQL errors under the error policy "none" (normcache_execute). */
 #define NORMCACHE_EGRAPHQL (-12)
+/** The call was interrupted by normcache_interrupt and changed nothing. */
+#define NORMCACHE_INTERRUPTED (-13)
 
 /**
  * normcache_errstr — a fixed English description of a status code.
@@ -266,12 +268,54 @@ int normcache_open(const char *path, size_t path_len,
 /**
  * normcache_close — close a cache handle.
  *
- * Waits for calls in progress on other threads to finish, then releases the handle.
  * NULL is allowed and returns NORMCACHE_OK. Closing a handle that is already closed
  * returns NORMCACHE_EINVAL, as does any later use of it: a closed handle is detected,
  * never dereferenced.
+ *
+ * Calls in progress on the handle on other threads (or below a callback of this
+ * thread) at the close, by where they are:
+ *  - inside a transaction (reading records, merging a write, committing): the close
+ *    waits until the transaction ends; the call returns as it would have.
+ *  - before its transaction (scanning its input, normalizing a response, in a key
+ *    resolver or the clock): the close does not wait; when the call reaches its
+ *    transaction it fails with NORMCACHE_EINVAL ("the cache '<path>' is closed") and
+ *    writes nothing.
+ *  - normcache_prepare (which uses no transaction, unless the handle's rules are
+ *    "strict"): neither waited for nor failed; it returns its operation, which is a plain
+ *    value and stays usable with other handles.
+ * A close does not interrupt: to stop long calls first, normcache_interrupt, then close.
  */
 int normcache_close(normcache *cache);
+
+/**
+ * normcache_interrupt — stop the calls running on a cache handle, as sqlite3_interrupt.
+ *
+ * Callable from any thread and from a signal handler: it is async-signal-safe (atomic
+ * operations only: no lock, no allocation) and sets no message (normcache_errmsg
+ * stays as it was). The calls running on `cache` when it is called, and those that
+ * start on it while these still run, stop at their next check and return
+ * NORMCACHE_INTERRUPTED, having changed nothing: a write that has not committed aborts
+ * its transaction. Once no call runs on the handle the interrupt is over, so a call
+ * made after that is not interrupted, and normcache_interrupt while no call runs does
+ * nothing. A call past its last check (a write that is committing) finishes as usual.
+ *
+ * The interruptible calls and their checks (every 256 tokens, selections, objects or
+ * records, and once at the start of each loop):
+ *   normcache_prepare — the tokens of the document, its fields, its selections planned;
+ *   normcache_put, normcache_put_ex — the records parsed and merged, and before commit;
+ *   normcache_write, normcache_write_ex, normcache_write_fragment,
+ *   normcache_write_fragment_ex — the objects of the response normalized, the records
+ *     merged, and before commit;
+ *   normcache_read, normcache_read_ex, normcache_read_fragment — the objects read;
+ *   normcache_execute, normcache_put_document, normcache_execute_document — as the
+ *     reads and writes they make (a fetch callback runs to its end: it is the host's).
+ * Every other call runs to its end: they are short, or (normalize, without a handle)
+ * have no handle to interrupt.
+ *
+ * Returns NORMCACHE_OK (also when no call was running); NORMCACHE_EINVAL (NULL, closed
+ * or never-opened handle), without a message.
+ */
+int normcache_interrupt(normcache *cache);
 
 /* ---------------------------------------------------------------------------
  * Records

@@ -44,7 +44,9 @@ public func normcache_open(_ path: UnsafePointer<CChar>?, _ pathLength: Int,
         let parsed = try CacheOptions(json: Boundary.input(options, optionsLength, "options_json"))
         let cache = try NormalizedCache(path: pathText, options: parsed)
         do throws(NormCacheError) {
-            outCache.pointee = try caches.register(cache)
+            let handle = try caches.register(cache)
+            InterruptDirectory.publish(handle, cache.interruptFlag)
+            outCache.pointee = handle
         } catch {
             cache.close()
             throw error
@@ -57,9 +59,17 @@ public func normcache_open(_ path: UnsafePointer<CChar>?, _ pathLength: Int,
 public func normcache_close(_ cache: OpaquePointer?) -> Int32 {
     guard cache != nil else { return NORMCACHE_OK }
     return Boundary.run { () throws(NormCacheError) in
+        if let cache { InterruptDirectory.withdraw(cache) }
         try caches.unregister(cache).close()
         return NORMCACHE_OK
     }
+}
+
+@c @implementation
+public func normcache_interrupt(_ cache: OpaquePointer?) -> Int32 {
+    // Atomic loads and a compare-and-swap, nothing else: async-signal-safe.
+    guard let cache, let flag = InterruptDirectory.flag(cache), flag.interrupt() else { return NORMCACHE_EINVAL }
+    return NORMCACHE_OK
 }
 
 @c @implementation

@@ -16,7 +16,7 @@ final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
         var forkGeneration: UInt64 = 0
     }
 
-    private static var slotBits: Int { 24 }
+    static var slotBits: Int { 24 }
     /// Generations count modulo 2^40, the bits of a handle above the slot index.
     private static var generationMask: UInt64 { (1 << 40) - 1 }
 

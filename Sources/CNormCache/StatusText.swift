@@ -22,6 +22,7 @@ enum StatusText {
         case NORMCACHE_EREADONLY: return "cache is read-only"
         case NORMCACHE_EFETCH: return "fetch failed"
         case NORMCACHE_EGRAPHQL: return "the response carried GraphQL errors"
+        case NORMCACHE_INTERRUPTED: return "interrupted"
         default: return "unknown status code"
         }
     }

@@ -30,6 +30,8 @@ public struct NormCacheError: Error, Equatable, CustomStringConvertible {
         public static let fetch = Code(rawValue: -11)
         /// A fetched response carried GraphQL errors (error policy `none`).
         public static let graphQL = Code(rawValue: -12)
+        /// The call was interrupted (`NormalizedCache.interrupt`) and changed nothing.
+        public static let interrupted = Code(rawValue: -13)
     }
 
     /// The kind of failure.

@@ -12,7 +12,9 @@ extension NormalizedCache {
     @discardableResult
     public func putDocument(_ key: UnsafeRawBufferPointer, json: UnsafeRawBufferPointer,
                             options: WriteOptions = WriteOptions()) throws(NormCacheError) -> Bool {
-        try storeDocument(key, json: json, options: options, writing: true, now: clock.now()) != .noStore
+        try interruptible { () throws(NormCacheError) in
+            try storeDocument(key, json: json, options: options, writing: true, now: clock.now()) != .noStore
+        }
     }
 
     /// Checks the document `json` and its lifetime; stores it under `key`, written at
@@ -144,7 +146,9 @@ extension NormalizedCache {
                 }
             }
         }
-        return try Execution(target: DocumentTarget(cache: self, key: key), options: options).run(fetch: fetch, deliver: { onResult?($0) })
+        return try interruptible { () throws(NormCacheError) in
+            try Execution(target: DocumentTarget(cache: self, key: key), options: options).run(fetch: fetch, deliver: { onResult?($0) })
+        }
     }
 }
 

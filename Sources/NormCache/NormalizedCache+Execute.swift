@@ -16,8 +16,10 @@ extension NormalizedCache {
     public func execute(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer, options: ExecuteOptions = ExecuteOptions(),
                         fetch: (FetchRequest) throws(NormCacheError) -> FetchReply,
                         onResult: ((ExecutionResult) -> Void)? = nil) throws(NormCacheError) -> ExecutionResult {
-        let target = try OperationTarget(cache: self, operation: operation, variables: variables, errorPolicy: options.errorPolicy)
-        return try Execution(target: target, options: options).run(fetch: fetch, deliver: { onResult?($0) })
+        try interruptible { () throws(NormCacheError) in
+            let target = try OperationTarget(cache: self, operation: operation, variables: variables, errorPolicy: options.errorPolicy)
+            return try Execution(target: target, options: options).run(fetch: fetch, deliver: { onResult?($0) })
+        }
     }
 
     /// `execute` with JSON variables text.

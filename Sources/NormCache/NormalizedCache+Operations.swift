@@ -46,10 +46,12 @@ extension NormalizedCache {
     /// longer than `CacheOptions.maxDocumentBytes` or of more tokens than
     /// `CacheOptions.maxDocumentTokens` is a `.document` error (see `DocumentLimits`).
     public func prepare(document: UnsafeRawBufferPointer, operationName: String? = nil) throws(NormCacheError) -> PreparedOperation {
-        if options.rules == .strict { try store.read { (txn) throws(NormCacheError) in try Self.checkRules(rules, in: txn) } }
-        let (schema, keyRules, _) = rules.current
-        return try PreparedOperation(source: Array(document), operationName: operationName, schema: schema, keyRules: keyRules,
-                                     limits: DocumentLimits(options))
+        try interruptible { () throws(NormCacheError) in
+            if options.rules == .strict { try store.read { (txn) throws(NormCacheError) in try Self.checkRules(rules, in: txn) } }
+            let (schema, keyRules, _) = rules.current
+            return try PreparedOperation(source: Array(document), operationName: operationName, schema: schema, keyRules: keyRules,
+                                         limits: DocumentLimits(options))
+        }
     }
 
     /// The records a GraphQL response (`{"data": ..., "errors": ...}`) splits into, in
@@ -90,8 +92,10 @@ extension NormalizedCache {
     /// `normalize` checks it; on any error nothing is written.
     public func write(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
                       response: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
-        try Self.normalized(operation, variables: variables, response: response, strictKeys: false) { (batch) throws(NormCacheError) in
-            try merge(batch, reportingChanges: reportingChanges)
+        try interruptible { () throws(NormCacheError) in
+            try Self.normalized(operation, variables: variables, response: response, strictKeys: false) { (batch) throws(NormCacheError) in
+                try merge(batch, reportingChanges: reportingChanges)
+            }
         }
     }
 
@@ -114,12 +118,14 @@ extension NormalizedCache {
     func write(_ options: WriteOptions, reportingChanges: Bool,
                _ make: (_ merge: (borrowing RecordBatch) throws(NormCacheError) -> WriteResult) throws(NormCacheError) -> WriteResult)
         throws(NormCacheError) -> WriteResult {
-        let now = try clock.now()
-        guard case .at(let expiry) = try options.expiry(now: now) else { return WriteResult(isStored: false, changed: []) }
-        let metadata = FieldMetadata(writtenAt: now, expiresAt: expiry)
-        return try make { (batch) throws(NormCacheError) in
-            WriteResult(isStored: true, changed: try merge(batch, reportingChanges: reportingChanges, metadata: metadata),
-                        keyFallbacks: batch.keyFallbacks)
+        try interruptible { () throws(NormCacheError) in
+            let now = try clock.now()
+            guard case .at(let expiry) = try options.expiry(now: now) else { return WriteResult(isStored: false, changed: []) }
+            let metadata = FieldMetadata(writtenAt: now, expiresAt: expiry)
+            return try make { (batch) throws(NormCacheError) in
+                WriteResult(isStored: true, changed: try merge(batch, reportingChanges: reportingChanges, metadata: metadata),
+                            keyFallbacks: batch.keyFallbacks)
+            }
         }
     }
 
@@ -143,8 +149,10 @@ extension NormalizedCache {
     /// when not `reportingChanges`).
     public func writeFragment(_ fragment: PreparedOperation, key: String, data: UnsafeRawBufferPointer,
                               variables: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
-        try Self.fragmentNormalized(fragment, key: key, data: data, variables: variables, strictKeys: false) { (batch) throws(NormCacheError) in
-            try merge(batch, reportingChanges: reportingChanges)
+        try interruptible { () throws(NormCacheError) in
+            try Self.fragmentNormalized(fragment, key: key, data: data, variables: variables, strictKeys: false) { (batch) throws(NormCacheError) in
+                try merge(batch, reportingChanges: reportingChanges)
+            }
         }
     }
 
@@ -193,9 +201,11 @@ extension NormalizedCache {
     /// data read could not be held.
     private func read<R>(_ operation: PreparedOperation, at key: String, variables: UnsafeRawBufferPointer, options: ReadOptions,
                          _ finish: (inout Reader) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
-        let (context, freshness) = try readContext(operation, variables: variables, options: options)
-        return try store.read { (txn) throws(NormCacheError) -> R in
-            try read(operation, at: key, in: txn, context: context, freshness: freshness, finish)
+        try interruptible { () throws(NormCacheError) in
+            let (context, freshness) = try readContext(operation, variables: variables, options: options)
+            return try store.read { (txn) throws(NormCacheError) -> R in
+                try read(operation, at: key, in: txn, context: context, freshness: freshness, finish)
+            }
         }
     }
 

@@ -7,8 +7,10 @@ extension NormalizedCache {
     /// transaction and returns the changed fields as `recordKey.fieldKey` strings, in
     /// input order (none when not `reportingChanges`). On any error nothing is written.
     public func put(json: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
-        let batch = try RecordBatch(json: json)
-        return try merge(batch, reportingChanges: reportingChanges)
+        try interruptible { () throws(NormCacheError) in
+            let batch = try RecordBatch(json: json)
+            return try merge(batch, reportingChanges: reportingChanges)
+        }
     }
 
     /// `put(json:)` with a lifetime for what it writes, as `write` with `WriteOptions`

@@ -35,6 +35,8 @@ public final class NormalizedCache: @unchecked Sendable {
     let rules: CacheRules
     /// The time stamped on written fields and judged against by reads.
     let clock: CacheClock
+    /// The flag `interrupt` sets, which the calls running on this handle look at.
+    package let interruptFlag: InterruptFlag
 
     /// Opens the cache file at `path` (its directory must exist), creating it unless
     /// `options.readOnly`. Rules saved in the file (see `saveRules`) become the handle's,
@@ -57,7 +59,32 @@ public final class NormalizedCache: @unchecked Sendable {
         store = try RecordStore(path: path, options: options, writeCheck: writeCheck)
         self.rules = rules
         self.clock = CacheClock(clock)
+        interruptFlag = InterruptFlag.take()
         if options.rules != .own { try adoptSavedRules() }
+    }
+
+    deinit {
+        interruptFlag.recycle()
+    }
+
+    /// Interrupts the calls running on this handle, from any thread, as SQLite's
+    /// `sqlite3_interrupt`: each stops at its next check (every few hundred tokens of a
+    /// document, objects of a response or a read, records of a put, and before a
+    /// write commits) and throws `.interrupted`, having changed nothing. The
+    /// interruptible calls are `prepare`, `write`, `writeFragment`, `put`, `read`,
+    /// `readFragment`, `execute`, `putDocument` and `executeDocument`. A call
+    /// that starts while interrupted calls still run is interrupted too; once none runs
+    /// the flag is cleared, so an `interrupt()` while no call runs does nothing. Only
+    /// atomic operations: no lock, no allocation.
+    public func interrupt() {
+        interruptFlag.interrupt()
+    }
+
+    /// Runs `body`, a call on this handle, as one that `interrupt` stops.
+    func interruptible<R>(_ body: () throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+        let previous = interruptFlag.enter()
+        defer { interruptFlag.leave(restoring: previous) }
+        return try body()
     }
 
     /// Closes the cache once calls in progress on other threads end. Later calls fail

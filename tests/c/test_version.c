@@ -41,6 +41,7 @@ static const int known_codes[] = {
     NORMCACHE_EREADONLY,
     NORMCACHE_EFETCH,
     NORMCACHE_EGRAPHQL,
+    NORMCACHE_INTERRUPTED,
 };
 
 /** The text the header promises for a code the library does not define. */
@@ -69,7 +70,7 @@ static void test_errstr_of_known_codes(void)
 /** Codes outside the header's list, including the extremes of int, are "unknown". */
 static void test_errstr_of_unknown_codes(void)
 {
-    static const int unknown_codes[] = {-13, -100, 5, 100, INT_MIN, INT_MAX};
+    static const int unknown_codes[] = {-14, -100, 5, 100, INT_MIN, INT_MAX};
     size_t i;
     for (i = 0; i < sizeof unknown_codes / sizeof unknown_codes[0]; i++) {
         const char *text = normcache_errstr(unknown_codes[i]);

@@ -58,6 +58,8 @@ struct Normalizer: ~Copyable {
     private var pathStart = 0
     /// The response path: list indexes (≥ 0) and response keys (`-1 - key id`).
     private var path = PlainArray<Int>()
+    /// Looks at the handle's interrupt flag every few hundred objects.
+    private var interruptCheck = InterruptCheck()
 
     private init(context: SelectionContext, response: JSONDocument, skipsRootPathRecords: Bool, strictKeys: Bool) {
         self.context = context
@@ -120,6 +122,7 @@ struct Normalizer: ~Copyable {
     /// `paths[pathStart...]` at the root, and else the object's key, or its storage path.
     private mutating func object(_ index: Int, plan: Unmanaged<SelectionPlan>, declaredType: Int32,
                                  via parent: UnsafeMutablePointer<ObjectShape.Field>?, root: Place = .field) throws(NormCacheError) {
+        try interruptCheck.pass()
         // The typename: the response's, or the type the operation or the schema gives.
         var unescaped = ByteBuffer()
         var typename: UnsafeRawBufferPointer?

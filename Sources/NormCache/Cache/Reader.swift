@@ -37,6 +37,8 @@ struct Reader: ~Copyable {
     var out = ByteBuffer()
 
     private var depth = 0
+    /// Looks at the handle's interrupt flag every few hundred objects.
+    private var interruptCheck = InterruptCheck()
     /// The response path: list indexes (≥ 0) and response keys (`-1 - key id`).
     private var path = PlainArray<Int>()
     /// The stored values of the fields of the objects being read, a frame per object,
@@ -350,9 +352,11 @@ struct Reader: ~Copyable {
     }
 
     /// One level deeper into the data; the data read is bounded in depth (stored
-    /// references may form cycles) and in size.
+    /// references may form cycles) and in size, and stops when its handle is
+    /// interrupted.
     @inline(__always)
     private mutating func enter() throws(NormCacheError) {
+        try interruptCheck.pass()
         depth += 1
         guard depth <= Self.maximumDepth else {
             throw NormCacheError(.data, "the data read at \(currentPath()) nests deeper than \(Self.maximumDepth) levels")

@@ -25,7 +25,9 @@ struct Writer {
         var changes: [Change] = []
         var merged = ByteBuffer()
         var session = try RecordWriteSession(txn)
+        var interruptCheck = InterruptCheck()
         for recordIndex in order {
+            try interruptCheck.pass()
             let record = batch.records[Int(recordIndex)]
             let key = batch.key(of: Int(recordIndex))
             let fields = batch.fields.elements(Int(record.first)..<Int(record.first + record.count))

@@ -12,6 +12,8 @@ struct SelectionPlanner {
     let fragments: [String: FragmentDefinition]
     private var items = 0
     private var depth = 0
+    /// Looks at the handle's interrupt flag every few hundred selections.
+    private var interruptCheck = InterruptCheck()
 
     init(schema: Schema?, fragments: [String: FragmentDefinition]) {
         self.schema = schema
@@ -27,6 +29,7 @@ struct SelectionPlanner {
         }
         var planned: [SelectionPlan.Item] = []
         for selection in selections {
+            try interruptCheck.pass()
             items += 1
             guard items <= Self.maximumItems else {
                 throw NormCacheError(.document, "the operation expands to more than \(Self.maximumItems) selections once its fragments are inlined")

@@ -39,6 +39,8 @@ private struct MergeChecker {
     let schema: Schema
     let fragments: [String: FragmentDefinition]
     private var checked: Set<[Int]> = []
+    /// Looks at the handle's interrupt flag every few hundred response keys.
+    private var interruptCheck = InterruptCheck()
 
     /// A checker of the operations of a document with `fragments` against `schema`.
     init(schema: Schema, fragments: [String: FragmentDefinition]) {
@@ -53,6 +55,7 @@ private struct MergeChecker {
         while let merged = pending.popLast() {
             var below: [[PlacedField]] = []
             for fields in collect(merged) {
+                try interruptCheck.pass()
                 try checkAgreement(fields)
                 below += mergedSubselections(fields)
             }

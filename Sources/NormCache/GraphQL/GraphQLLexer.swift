@@ -19,6 +19,8 @@ struct GraphQLLexer {
     private var tokenLimit: (count: Int, message: String)?
     /// The tokens given so far.
     private var tokens = 0
+    /// Looks at the handle's interrupt flag every few hundred tokens.
+    private var interruptCheck = InterruptCheck()
 
     /// A lexer over `source`; throws when it is not UTF-8. With `limits`, `next` throws
     /// at the first token past `limits.tokens`.
@@ -57,6 +59,7 @@ struct GraphQLLexer {
 
     /// Reads the next token.
     mutating func next() throws(NormCacheError) -> GraphQLToken {
+        try interruptCheck.pass()
         let start = position
         let location = self.location
         guard position < source.count else {

@@ -1,7 +1,8 @@
 extension RecordBatch {
     /// Parses and validates records JSON
     /// (`{"Key": {"field": value, "ref": {"$reference": "Other:1"}}}`); throws `.json`
-    /// or `.invalidArgument` errors naming the byte offset and the record. Keys and
+    /// or `.invalidArgument` errors naming the byte offset and the record, and
+    /// `.interrupted` when its handle is interrupted (`InterruptCheck`). Keys and
     /// names point into `bytes`, which must outlive the batch's use.
     init(json bytes: UnsafeRawBufferPointer) throws(NormCacheError) {
         self.init()
@@ -9,7 +10,9 @@ extension RecordBatch {
         guard document.tokens[document.root].kind == .object else {
             throw NormCacheError(.json, "JSON error at byte \(document.tokens[document.root].offset): records must be a JSON object of record keys, not \(document.tokens[document.root].kind)")
         }
+        var interruptCheck = InterruptCheck()
         for record in document.members(ofObject: document.root) {
+            try interruptCheck.pass()
             let key = document.stringBytes(record.key)
             guard !key.isEmpty else {
                 throw NormCacheError(.invalidArgument, "empty record key at byte \(document.tokens[record.key].offset - 1)")

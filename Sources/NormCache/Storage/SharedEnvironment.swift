@@ -233,6 +233,8 @@ final class SharedEnvironment: @unchecked Sendable {
     /// A write that knows it brings about `bytes` of data has the map grown to hold
     /// them first, so that a large write is not run again for every growth step. Not
     /// `committing`, the transaction is aborted after `body` (what it wrote is dropped).
+    /// A write whose handle was interrupted (`InterruptCheck`) by the end of `body` is
+    /// aborted, not committed.
     func write<R>(reserving bytes: Int = 0, committing: Bool = true,
                   _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         try writers.withLock { () throws(NormCacheError) -> R in
@@ -272,6 +274,8 @@ final class SharedEnvironment: @unchecked Sendable {
             let result: R
             do throws(NormCacheError) {
                 result = try body(transaction(txn, environment, fullMap: fullMap))
+                // The last moment an interrupt stops a write: after it, the commit.
+                if committing { try InterruptCheck.now() }
             } catch {
                 txn.abort()
                 if fullMap.isRaised { return .mapFull }

@@ -13,12 +13,13 @@ import Glibc
 ///
 /// No thread holds one of these locks while it takes another, so any fixed order is
 /// free of deadlock; this one is the registry (held across an LMDB open or close), the
-/// handle tables of the C interface, then the fault injection of debug builds. Not
-/// here, because a child never takes them: the locks of one open environment or store
+/// handle tables of the C interface, the pool of interrupt flags, then the fault
+/// injection of debug builds. Not here, because a child never takes them: the locks of one open environment or store
 /// (a child never uses the parent's environments, `SharedEnvironment.belongsToThisProcess`,
 /// and closes an inherited store without its lock) and the block pool's (a child
 /// neither takes nor keeps blocks, `BlockPool`). Per-thread state (the C interface's
-/// last error message) lives under pthread keys and needs no lock.
+/// last error message, the flag its checks of an interrupt look at) lives under pthread
+/// keys and needs no lock.
 package final class ForkSafety: Sendable {
     /// The locks of this process, with the fork handlers registered.
     package static let locks = ForkSafety()
@@ -29,6 +30,8 @@ package final class ForkSafety: Sendable {
     package let cacheHandles = Mutex()
     /// The lock of the C interface's table of prepared operations.
     package let operationHandles = Mutex()
+    /// The lock of the pool of interrupt flags (`InterruptFlag`).
+    let interruptFlags = Mutex()
     #if NORMCACHE_FAULT_INJECTION
     /// The lock of the faults armed for tests (`StorageFaults`).
     let faults = Mutex()
@@ -37,9 +40,9 @@ package final class ForkSafety: Sendable {
     /// Every lock, in the order fork() takes them.
     private var all: [Mutex] {
         #if NORMCACHE_FAULT_INJECTION
-        [registry, cacheHandles, operationHandles, faults]
+        [registry, cacheHandles, operationHandles, interruptFlags, faults]
         #else
-        [registry, cacheHandles, operationHandles]
+        [registry, cacheHandles, operationHandles, interruptFlags]
         #endif
     }
 
