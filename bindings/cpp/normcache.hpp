@@ -11,7 +11,7 @@
  * The Python binding (bindings/python) speaks the same vocabulary: the same exception
  * names (InvalidArgumentError, ClosedError, JSONError, DocumentError, SchemaError,
  * DataError, StorageError, CallbackError, OutOfMemoryError, NotACacheError,
- * ReadOnlyError) and the same argument order: the operation, then the response (or the
+ * ReadOnlyError, Interrupted) and the same argument order: the operation, then the response (or the
  * key and the data), then the variables, which are optional and so come last —
  * write(op, response, variables), normalize(op, response, variables), read(op, variables,
  * partial), write_fragment(fragment, key, data, variables), read_fragment(fragment, key,
@@ -166,6 +166,12 @@ public:
     using Error::Error;
 };
 
+/** NORMCACHE_INTERRUPTED: Cache::interrupt() stopped the call, which changed nothing. */
+class Interrupted : public Error {
+public:
+    using Error::Error;
+};
+
 /** Internals of the binding; not part of its interface. */
 namespace detail {
 
@@ -192,6 +198,7 @@ namespace detail {
     case NORMCACHE_EREADONLY: throw ReadOnlyError(code, message);
     case NORMCACHE_EFETCH: throw FetchError(code, message);
     case NORMCACHE_EGRAPHQL: throw GraphQLError(code, message);
+    case NORMCACHE_INTERRUPTED: throw Interrupted(code, message);
     default: throw Error(code, message);
     }
 }
@@ -1492,6 +1499,19 @@ public:
 
     /** Whether the cache is open (not closed, not moved from). */
     bool is_open() const noexcept { return handle_ != nullptr; }
+
+    /**
+     * Stops the calls running on this cache on other threads (normcache_interrupt): each
+     * throws Interrupted at its next check, having changed nothing; with no call running,
+     * does nothing. Throws ClosedError when the cache is closed. A signal handler calls
+     * normcache_interrupt(native_handle()) itself: this method may throw.
+     */
+    void interrupt() const
+    {
+        if (normcache_interrupt(live()) != NORMCACHE_OK) {
+            throw ClosedError(NORMCACHE_EINVAL, "the cache is closed");
+        }
+    }
 
     /** The C handle, for calls this binding does not wrap; nullptr when closed. */
     ::normcache *native_handle() const noexcept { return handle_; }

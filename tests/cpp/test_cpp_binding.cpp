@@ -104,6 +104,27 @@ void test_close()
     CHECK_THROWS_EXACT(cache.search(""), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
     CHECK_THROWS_EXACT(cache.clear(), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
     CHECK_THROWS_EXACT(cache.stats(), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+    CHECK_THROWS_EXACT(cache.interrupt(), NormCache::ClosedError, NORMCACHE_EINVAL, closed);
+}
+
+/// interrupt() stops a running call (here from its clock): Interrupted, nothing written; the
+/// interrupt ends with the call, and while nothing runs it does nothing.
+void test_interrupt()
+{
+    Cache cache(fresh_path());
+    cache.interrupt();
+    CHECK_EQ(cache.put(R"({"A:1": {"x": 1}})"), Strings{"A:1.x"});
+    cache.set_clock([&cache]() -> std::int64_t {
+        cache.interrupt();
+        return 1700000000;
+    });
+    CHECK_THROWS_EXACT(
+        cache.put(R"({"A:1": {"x": 2}, "B:1": {"y": 1}})"), NormCache::Interrupted, NORMCACHE_INTERRUPTED,
+        "interrupted: interrupt() was called on the cache handle while this call ran; nothing was changed");
+    CHECK_EQ(cache.search(""), Strings{"A:1"});
+    CHECK_EQ(cache.get("A:1"), std::optional<std::string>(R"({"x":1})"));
+    cache.set_clock(nullptr, nullptr);
+    CHECK_EQ(cache.put(R"({"B:1": {"y": 1}})"), Strings{"B:1.y"});
 }
 
 /// put returns the decoded changed keys, put_json the raw array; get returns the record.
@@ -240,6 +261,7 @@ void test_code_to_exception_mapping()
     CHECK_THROWS(throw_error(NORMCACHE_ENOMEM), NormCache::OutOfMemoryError, NORMCACHE_ENOMEM);
     CHECK_THROWS(throw_error(NORMCACHE_ENOTCACHE), NormCache::NotACacheError, NORMCACHE_ENOTCACHE);
     CHECK_THROWS(throw_error(NORMCACHE_EREADONLY), NormCache::ReadOnlyError, NORMCACHE_EREADONLY);
+    CHECK_THROWS(throw_error(NORMCACHE_INTERRUPTED), NormCache::Interrupted, NORMCACHE_INTERRUPTED);
     CHECK_THROWS(throw_error(-42), NormCache::Error, -42);
     try {
         throw_error(NORMCACHE_NOTFOUND);
@@ -327,6 +349,7 @@ int main()
     test_destructor_closes();
     test_moves();
     test_close();
+    test_interrupt();
     test_put_and_get();
     test_keys_are_decoded();
     test_remove_search_clear();
