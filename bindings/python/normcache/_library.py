@@ -37,6 +37,8 @@ ECALLBACK = -7
 EFETCH = -11
 #: NORMCACHE_EGRAPHQL: a fetched response carried GraphQL errors under the error policy "none".
 EGRAPHQL = -12
+#: NORMCACHE_INTERRUPTED: normcache_interrupt stopped the call, which changed nothing.
+INTERRUPTED = -13
 #: NORMCACHE_READ_PARTIAL, the normcache_read flag.
 READ_PARTIAL = 1
 #: NORMCACHE_READ_IGNORE_FRESHNESS, the normcache_read_ex flag: every field counts as fresh.
@@ -222,6 +224,7 @@ _PROTOTYPES = {
     "normcache_free": (None, [c_void_p]),
     "normcache_open": (c_int, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(CacheHandle)]),
     "normcache_close": (c_int, [CacheHandle]),
+    "normcache_interrupt": (c_int, [CacheHandle]),
     "normcache_put": (c_int, [CacheHandle, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_put_ex": (c_int, [CacheHandle, c_char_p, c_size_t, POINTER(WriteOptions), _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_get": (c_int, [CacheHandle, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),

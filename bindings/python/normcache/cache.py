@@ -255,6 +255,19 @@ class Cache(ManagedHandle[CacheHandle]):
         with self._clock_lock:
             self._clock = None
 
+    @raises_closed_error
+    def interrupt(self) -> None:
+        """Stop the calls running on this cache, from any thread, as sqlite3's
+        Connection.interrupt(): each raises Interrupted at its next check (every few hundred
+        tokens of a document, objects of a response or a read, records of a put, and before
+        a write commits) and changes nothing. Interruptible: prepare, put, write,
+        write_fragment, read, read_fragment, read_result, execute, put_document,
+        execute_document. Calls that start while stopped calls still run are stopped too;
+        once none runs the interrupt is over, so calling this while nothing runs does
+        nothing. A Python signal handler runs only between calls, so Ctrl-C reaches a
+        long call through a thread that calls this (see the README, "Interrupting")."""
+        lib.normcache_interrupt(self._live_handle())
+
     def __repr__(self) -> str:
         """<normcache.Cache '/data/app.cache' open>, with ", read-only" when it is."""
         state = "closed" if self.closed else "open"

@@ -2,8 +2,9 @@
 
 The C++ binding (bindings/cpp/normcache.hpp) uses the same names: Error,
 InvalidArgumentError, ClosedError, JSONError, DocumentError, SchemaError, DataError,
-StorageError, CallbackError, OutOfMemoryError, NotACacheError, ReadOnlyError; this
-binding adds FetchError and GraphQLError for the codes of normcache_execute.
+StorageError, CallbackError, OutOfMemoryError, NotACacheError, ReadOnlyError,
+Interrupted; this binding adds FetchError and GraphQLError for the codes of
+normcache_execute.
 """
 
 from __future__ import annotations
@@ -95,6 +96,11 @@ class GraphQLError(Error):
         self.errors = errors
 
 
+class Interrupted(Error):
+    """NORMCACHE_INTERRUPTED (-13): Cache.interrupt() stopped the call, which changed
+    nothing. Named so as not to shadow the builtin InterruptedError (an OSError)."""
+
+
 class CacheMiss(Exception):
     """A read found the cache lacking some of the data, or holding it too stale
     (NORMCACHE_MISS). Not an Error: a miss is an answer, not a failure.
@@ -137,6 +143,7 @@ _CLASSES: dict[int, type[Error]] = {
     -10: ReadOnlyError,
     -11: FetchError,
     -12: GraphQLError,
+    -13: Interrupted,
 }
 
 

@@ -24,6 +24,7 @@ CLASSES = {
     -10: normcache.ReadOnlyError,
     -11: normcache.FetchError,
     -12: normcache.GraphQLError,
+    -13: normcache.Interrupted,
 }
 
 

@@ -250,6 +250,7 @@ def test_the_status_codes_and_flags_are_the_headers() -> None:
         (_library.ECALLBACK, "NORMCACHE_ECALLBACK"),
         (_library.EFETCH, "NORMCACHE_EFETCH"),
         (_library.EGRAPHQL, "NORMCACHE_EGRAPHQL"),
+        (_library.INTERRUPTED, "NORMCACHE_INTERRUPTED"),
         (_library.READ_PARTIAL, "NORMCACHE_READ_PARTIAL"),
         (_library.READ_IGNORE_FRESHNESS, "NORMCACHE_READ_IGNORE_FRESHNESS"),
         (_library.INVALIDATE_PREFIX, "NORMCACHE_INVALIDATE_PREFIX"),
@@ -276,10 +277,10 @@ def test_every_function_of_the_table_is_exported() -> None:
 
 
 def test_errstr_for_known_and_unknown_codes() -> None:
-    for code in range(-12, 0):
+    for code in range(-13, 0):
         assert _library.lib.normcache_errstr(code) not in (b"", b"unknown status code"), code
     assert _library.lib.normcache_errstr(12345) == b"unknown status code"
-    assert _library.lib.normcache_errstr(-13) == b"unknown status code"
+    assert _library.lib.normcache_errstr(-14) == b"unknown status code"
 
 
 def test_errmsg_is_empty_on_a_thread_that_never_failed() -> None:
