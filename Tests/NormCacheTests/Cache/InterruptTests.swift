@@ -11,7 +11,7 @@ import Testing
     @Test func aWriteInterruptedByItsKeyResolverWritesNothing() throws {
         let test = try TestCache()
         let cache = test.cache
-        try cache.put(json: #"{"QUERY_ROOT.a": {"b": 0}}"#)
+        #expect(try cache.put(json: #"{"QUERY_ROOT.a": {"b": 0}}"#) == ["QUERY_ROOT.a.b"])
         let objects = Counter(start: 0)
         cache.setKeyResolver { _, _ in
             objects.value += 1
@@ -30,7 +30,7 @@ import Testing
     @Test func aPutAndAReadInterruptedByTheClock() throws {
         let test = try TestCache()
         let cache = test.cache
-        try cache.put(json: #"{"QUERY_ROOT": {"a": 1}}"#)
+        #expect(try cache.put(json: #"{"QUERY_ROOT": {"a": 1}}"#) == ["QUERY_ROOT.a"])
         let op = try cache.prepare("{ a }")
         cache.setClock {
             cache.interrupt()
