@@ -22,6 +22,12 @@ enum FieldStorageKey {
                 (name: argument.name, value: floatArguments.contains(argument.name) ? value.asFloat : value)
             }
         }
+        return make(name: name, resolved: resolved)
+    }
+
+    /// The storage key of field `name` with arguments already resolved (as an Apollo
+    /// Client cache file gives them): no arguments, no parentheses.
+    static func make(name: String, resolved: [(name: String, value: ArgumentValue)]) -> String {
         guard !resolved.isEmpty else { return name }
         return name + "(" + pairs(resolved) + ")"
     }
