@@ -32,6 +32,8 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
+        // Debian's libsqlite3, for the command line only (Apollo iOS's SQLite cache files).
+        .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CNormCacheHeader", path: "include"),
         // The CPU's prefetch hint, as a static inline C function.
         .systemLibrary(name: "CPrefetch"),
@@ -47,7 +49,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "normcache",
-            dependencies: ["NormCache", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["NormCache", "CSQLite3", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Where the test targets find the repository's own test data and the external
         // corpora (../shared/testdata), and when a missing corpus skips or fails.

@@ -1597,6 +1597,67 @@ int normcache_execute_document(normcache *cache, const char *key, size_t key_len
 int normcache_refresh_document(normcache *cache, const char *key, size_t key_len,
                                const normcache_write_options *options);
 
+/* ---------------------------------------------------------------------------
+ * Apollo caches
+ *
+ * Records move between normcache and Apollo's caches in one call each way; the
+ * translation lives here, so every binding and the command line share it. What maps
+ * to what, and what cannot be carried over, is in docs/apollo-interchange.md.
+ * ------------------------------------------------------------------------- */
+
+/** Apollo Client's cache.extract() JSON: {"ROOT_QUERY":{"hero({\"episode\":\"JEDI\"})":{"__ref":"Droid:2001"}},...}. */
+#define NORMCACHE_FORMAT_APOLLO_CLIENT 1
+/**
+ * Apollo iOS's SQLite cache, the rows of its `records` table as a JSON object of record
+ * key to the record's text: {"QUERY_ROOT":"{\"hero(episode:JEDI)\":{\"$reference\":\"Droid:2001\"}}"}.
+ * Reading and writing the SQLite file itself is the caller's (the Python package and
+ * the command line do it).
+ */
+#define NORMCACHE_FORMAT_APOLLO_IOS 2
+
+/**
+ * normcache_import — merge the records of an Apollo cache into the cache.
+ *
+ * `data` is in `format` (NORMCACHE_FORMAT_*). For Apollo Client: ROOT_QUERY,
+ * ROOT_MUTATION and ROOT_SUBSCRIPTION become QUERY_ROOT, MUTATION_ROOT and
+ * SUBSCRIPTION_ROOT; {"__ref":k} becomes {"$reference":k}; a field key
+ * name({"arg":value,...}) becomes name(arg:value,...) as normcache writes it; an
+ * inline object with "__typename" becomes the record normcache keys by its path
+ * (QUERY_ROOT.stats) and the field refers to it; __META is left out; any other field
+ * key is kept as it is. For Apollo iOS each record's text is put as it is.
+ *
+ * The records are merged as normcache_put merges them, in one atomic, durable
+ * transaction; `out_changed` and `out_len` as for normcache_put (both may be NULL).
+ * All or nothing: malformed data, or a reference to a record `data` does not hold,
+ * writes nothing.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, an unknown format, NULL
+ * data with a non-zero length, an empty record key or field name); NORMCACHE_EJSON
+ * (malformed JSON, a record that is not an object, an Apollo iOS record whose text is
+ * not a JSON object, a malformed __ref; the message names the record, the field and the
+ * byte offset); NORMCACHE_EDATA (a reference to a record `data` does not hold: "apollo-client
+ * import: field 'hero' of record 'ROOT_QUERY' refers to 'Droid:9', which the file does
+ * not hold; nothing was imported"); the codes of normcache_put.
+ */
+int normcache_import(normcache *cache, int format, const char *data, size_t data_len,
+                     char **out_changed, size_t *out_len);
+
+/**
+ * normcache_export — every record of the cache, as of one moment, in an Apollo format.
+ *
+ * On NORMCACHE_OK *out_json receives the records in `format` (NORMCACHE_FORMAT_*), to
+ * be released with normcache_free; records in key order. For Apollo Client a record keyed by its path
+ * from the record that refers to it (QUERY_ROOT.stats, referred to by QUERY_ROOT's
+ * field stats) is written inline there, and the other translations of normcache_import
+ * are made backwards; string argument values that read as numbers, true, false or
+ * null are written as those JSON literals. On failure *out_json is NULL.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, an unknown format, NULL
+ * out_json or out_len); NORMCACHE_ENOTCACHE (a damaged record); NORMCACHE_ESTORAGE;
+ * NORMCACHE_ENOMEM.
+ */
+int normcache_export(normcache *cache, int format, char **out_json, size_t *out_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -228,6 +228,8 @@ _PROTOTYPES = {
     "normcache_put": (c_int, [CacheHandle, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_put_ex": (c_int, [CacheHandle, c_char_p, c_size_t, POINTER(WriteOptions), _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_get": (c_int, [CacheHandle, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_import": (c_int, [CacheHandle, c_int, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_export": (c_int, [CacheHandle, c_int, _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_remove": (c_int, [CacheHandle, c_char_p, c_size_t]),
     "normcache_remove_field": (c_int, [CacheHandle, c_char_p, c_size_t, c_char_p, c_size_t]),
     "normcache_remove_prefix": (c_int, [CacheHandle, c_char_p, c_size_t, POINTER(c_uint64)]),

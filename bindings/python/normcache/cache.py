@@ -75,6 +75,11 @@ Durability = Literal["full", "fast"]
 #: cache's rules differ from the file's).
 RulesMode = Literal["saved", "own", "strict"]
 
+#: The formats of import_records and export_records: Apollo Client's cache.extract() JSON,
+#: Apollo iOS's SQLite rows as JSON.
+InterchangeFormat = Literal["apollo-client", "apollo-ios"]
+_INTERCHANGE_FORMATS: dict[str, int] = {"apollo-client": 1, "apollo-ios": 2}
+
 #: How the envelope of normcache_get_document's object goes on after the document.
 _AFTER_DOCUMENT = b',"missing":'
 
@@ -290,6 +295,31 @@ class Cache(ManagedHandle[CacheHandle]):
         return self._write_counted(
             lib.normcache_put_ex, (self._live_handle(), data, len(data)), True, max_age, headers, False
         )
+
+    @raises_closed_error
+    def import_records(self, format: InterchangeFormat, data: bytes) -> list[str]:
+        """Merge the records of an Apollo cache, `data` in `format` ("apollo-client": the
+        JSON of cache.extract(); "apollo-ios": a JSON object of record key to record text,
+        the rows of Apollo iOS's SQLite `records` table), in one atomic write; return the
+        changed "recordKey.fieldKey" strings. Malformed data, or a reference to a record
+        that `data` does not hold, raises (JSONError, DataError) and writes nothing. The
+        functions of normcache.apollo read the files."""
+        code = _INTERCHANGE_FORMATS.get(format)
+        if code is None:
+            raise InvalidArgumentError(-1, f"unknown format {format!r} (apollo-client or apollo-ios)")
+        _, buffer = call_with_buffer(lib.normcache_import, self._live_handle(), code, data, len(data))
+        changed: list[str] = json.loads(buffer)
+        return changed
+
+    @raises_closed_error
+    def export_records(self, format: InterchangeFormat) -> bytes:
+        """Every record of the cache, as of one moment, as the JSON of `format` (see
+        import_records)."""
+        code = _INTERCHANGE_FORMATS.get(format)
+        if code is None:
+            raise InvalidArgumentError(-1, f"unknown format {format!r} (apollo-client or apollo-ios)")
+        _, buffer = call_with_buffer(lib.normcache_export, self._live_handle(), code)
+        return buffer
 
     @raises_closed_error
     def get(self, key: Key) -> dict[str, Any] | None:
