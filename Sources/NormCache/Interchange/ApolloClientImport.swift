@@ -71,15 +71,16 @@ struct ApolloClientImport {
             JSONString.appendQuoted(fieldKey, to: &out)
             out.append(UInt8(ascii: ":"))
             let place = { "field '\(String(decoding: clientKey, as: UTF8.self))' of record '\(String(decoding: name, as: UTF8.self))'" }
-            try appendValue(field.value, path: key + [UInt8(ascii: ".")] + fieldKey, place: place, to: &out)
+            try appendValue(field.value, path: (key + [UInt8(ascii: ".")] + fieldKey, name + [UInt8(ascii: ".")] + clientKey),
+                            place: place, to: &out)
         }
         out.append(UInt8(ascii: "}"))
         records.append(out)
     }
 
     /// Appends the value at `index`, found at `path` (the key an inline object there
-    /// gets), translated.
-    private mutating func appendValue(_ index: Int, path: [UInt8], place: @escaping () -> String,
+    /// gets, and its path in the input, for messages), translated.
+    private mutating func appendValue(_ index: Int, path: (key: [UInt8], name: [UInt8]), place: @escaping () -> String,
                                       to out: inout [UInt8]) throws(NormCacheError) {
         switch document.tokens[index].kind {
         case .object:
@@ -91,8 +92,8 @@ struct ApolloClientImport {
                 targets.refer(to: target, at: place)
                 Self.appendReference(target, to: &out)
             } else if document.member("__typename".utf8, ofObject: index) != nil {
-                try addRecord(path, fieldsAt: index, named: path)
-                Self.appendReference(path, to: &out)
+                try addRecord(path.key, fieldsAt: index, named: path.name)
+                Self.appendReference(path.key, to: &out)
             } else {
                 out.append(contentsOf: document.json(index))
             }
@@ -100,7 +101,8 @@ struct ApolloClientImport {
             out.append(UInt8(ascii: "["))
             for (position, element) in document.elements(ofArray: index).enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
-                try appendValue(element, path: path + [UInt8(ascii: ".")] + Array(String(position).utf8), place: place, to: &out)
+                let segment = [UInt8(ascii: ".")] + Array(String(position).utf8)
+                try appendValue(element, path: (path.key + segment, path.name + segment), place: place, to: &out)
             }
             out.append(UInt8(ascii: "]"))
         default:

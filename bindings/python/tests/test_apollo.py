@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,38 +17,15 @@ import normcache
 import normcache.apollo
 
 SAMPLES = Path(__file__).resolve().parents[3] / "testdata" / "apollo"
+sys.path.insert(0, str(SAMPLES))
+from ios_sqlite import IOS_INDEX, IOS_ROWS, IOS_TABLE, ios_file, ios_rows, ios_schema  # noqa: E402
+
 EXTRACT: dict[str, Any] = json.loads((SAMPLES / "client-extract.json").read_text())
-IOS_ROWS: list[list[str]] = json.loads((SAMPLES / "ios-records.json").read_text())
-
-#: The table as Apollo iOS's SQLiteNormalizedCache (SQLite.swift) creates it.
-IOS_TABLE = (
-    'CREATE TABLE "records" ("_id" INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL, "key" TEXT NOT NULL UNIQUE, '
-    '"record" TEXT NOT NULL)'
-)
-
-
-def ios_file(path: Path, rows: list[list[str]], table: str = IOS_TABLE) -> Path:
-    """An Apollo iOS cache file at `path` holding `rows` (key, record text)."""
-    with sqlite3.connect(path) as connection:
-        connection.execute(table)
-        connection.execute('CREATE UNIQUE INDEX "index_records_on_key" ON "records" ("key")')
-        connection.executemany('INSERT INTO "records" ("key", "record") VALUES (?, ?)', rows)
-    connection.close()
-    return path
-
-
-def ios_rows(path: Path) -> dict[str, Any]:
-    """The rows of an Apollo iOS file, key to parsed record."""
-    with sqlite3.connect(path) as connection:
-        rows = {key: json.loads(record) for key, record in connection.execute('SELECT "key", "record" FROM "records"')}
-    connection.close()
-    return rows
-
 
 def test_apollo_client_import_writes_the_records_normcache_would_have_written(cache: normcache.Cache) -> None:
     changed = normcache.apollo.import_apollo_client(cache, SAMPLES / "client-extract.json")
-    assert len(changed) == 68
-    assert cache.keys() == [
+    assert len(changed) == 61
+    assert cache.search() == [
         "Droid:2001",
         "Film:1",
         "Human:1000",
@@ -55,6 +33,7 @@ def test_apollo_client_import_writes_the_records_normcache_would_have_written(ca
         "Human:1000.friendsConnection(first:2).edges.0",
         "Human:1000.friendsConnection(first:2).edges.1",
         "Human:1000.friendsConnection(first:2).pageInfo",
+        "Human:1002",
         "MUTATION_ROOT",
         "MUTATION_ROOT.createReview(episode:JEDI,[review:commentary:This is a great movie!,stars:5])",
         "QUERY_ROOT",
@@ -154,7 +133,7 @@ def test_a_string_argument_that_reads_as_a_number_comes_back_a_number(cache: nor
         (
             b'{"ROOT_QUERY": {"hero": {"__ref": "Droid:1"}, "stats": {"__typename": "S", "best": {"__ref": "Human:9"}}}, "Droid:1": {}}',
             normcache.DataError,
-            "apollo-client import: field 'stats' of record 'ROOT_QUERY' refers to 'Human:9', which the file does not hold; nothing was imported",
+            "apollo-client import: field 'best' of record 'ROOT_QUERY.stats' refers to 'Human:9', which the file does not hold; nothing was imported",
         ),
     ],
 )
@@ -165,14 +144,14 @@ def test_a_malformed_apollo_client_file_writes_nothing(
     with pytest.raises(error) as raised:
         normcache.apollo.import_apollo_client(cache, tmp_path / "extract.json")
     assert str(raised.value) == message
-    assert cache.keys() == []
+    assert cache.search() == []
 
 
 def test_apollo_ios_file_imports_row_for_row(cache: normcache.Cache, tmp_path: Path) -> None:
     path = ios_file(tmp_path / "apollo.sqlite", IOS_ROWS)
     changed = normcache.apollo.import_apollo_ios(cache, path)
     assert len(changed) == 25
-    assert sorted(cache.keys()) == sorted(key for key, _ in IOS_ROWS)
+    assert sorted(cache.search()) == sorted(key for key, _ in IOS_ROWS)
     for key, record in IOS_ROWS:
         assert stored(cache, key) == json.loads(record)
     with cache.prepare("{ hero { name friends { name } } }") as operation:
@@ -184,12 +163,7 @@ def test_apollo_ios_round_trip_writes_apollo_ios_table(cache: normcache.Cache, t
     out = tmp_path / "out.sqlite"
     assert normcache.apollo.export_apollo_ios(cache, out) == len(IOS_ROWS)
     assert ios_rows(out) == {key: json.loads(record) for key, record in IOS_ROWS}
-    with sqlite3.connect(out) as connection:
-        table = connection.execute("SELECT sql FROM sqlite_master WHERE name = 'records'").fetchone()[0]
-        index = connection.execute("SELECT sql FROM sqlite_master WHERE name = 'index_records_on_key'").fetchone()[0]
-    connection.close()
-    assert table == IOS_TABLE
-    assert index == 'CREATE UNIQUE INDEX "index_records_on_key" ON "records" ("key")'
+    assert ios_schema(out) == [IOS_TABLE, IOS_INDEX]
 
 
 def test_apollo_client_to_apollo_ios_and_back(cache: normcache.Cache, tmp_path: Path) -> None:
@@ -205,9 +179,9 @@ def test_apollo_ios_record_that_is_not_json_names_its_key(cache: normcache.Cache
     with pytest.raises(normcache.JSONError) as raised:
         normcache.apollo.import_apollo_ios(cache, path)
     assert str(raised.value) == (
-        "apollo-ios import: the record of key 'Human:1002' is not JSON: JSON error at byte 15: unexpected end of input (truncated?)"
+        "apollo-ios import: the record of key 'Human:1002' is not JSON: JSON error at byte 14: unexpected end of input (truncated?)"
     )
-    assert cache.keys() == []
+    assert cache.search() == []
 
 
 def test_apollo_ios_dangling_reference_writes_nothing(cache: normcache.Cache, tmp_path: Path) -> None:
@@ -218,7 +192,7 @@ def test_apollo_ios_dangling_reference_writes_nothing(cache: normcache.Cache, tm
         "apollo-ios import: field 'friends' of record 'QUERY_ROOT.hero' refers to 'QUERY_ROOT.hero.friends.1', "
         "which the file does not hold; nothing was imported"
     )
-    assert cache.keys() == []
+    assert cache.search() == []
 
 
 def test_apollo_ios_wrong_table_layout(cache: normcache.Cache, tmp_path: Path) -> None:
@@ -243,7 +217,7 @@ def test_apollo_ios_row_whose_record_is_not_text(cache: normcache.Cache, tmp_pat
     with pytest.raises(normcache.InvalidArgumentError) as raised:
         normcache.apollo.import_apollo_ios(cache, path)
     assert str(raised.value) == f"apollo-ios import: row 9 (key 'Human:1003') of {str(path)!r}: key and record must be text"
-    assert cache.keys() == []
+    assert cache.search() == []
 
 
 def test_truncated_apollo_ios_file(cache: normcache.Cache, tmp_path: Path) -> None:
@@ -253,11 +227,11 @@ def test_truncated_apollo_ios_file(cache: normcache.Cache, tmp_path: Path) -> No
     with pytest.raises(normcache.InvalidArgumentError) as raised:
         normcache.apollo.import_apollo_ios(cache, truncated)
     assert str(raised.value) == f"apollo-ios import: {str(truncated)!r} cannot be read as SQLite: database disk image is malformed"
-    assert cache.keys() == []
+    assert cache.search() == []
     (tmp_path / "short.sqlite").write_bytes(whole.read_bytes()[:50])
     with pytest.raises(normcache.InvalidArgumentError) as raised:
         normcache.apollo.import_apollo_ios(cache, tmp_path / "short.sqlite")
-    assert str(raised.value) == f"apollo-ios import: {str(tmp_path / 'short.sqlite')!r} cannot be read as SQLite: file is not a database"
+    assert str(raised.value) == f"apollo-ios import: {str(tmp_path / 'short.sqlite')!r} cannot be read as SQLite: database disk image is malformed"
 
 
 def test_unknown_format(cache: normcache.Cache) -> None:
