@@ -1534,6 +1534,35 @@ public:
         return detail::parse_string_array(put_json(records_json));
     }
 
+    /** The Apollo cache formats of import_records and export_records. */
+    enum class Format : int {
+        /** Apollo Client's cache.extract() JSON. */
+        apollo_client = NORMCACHE_FORMAT_APOLLO_CLIENT,
+        /** Apollo iOS's SQLite rows as a JSON object of record key to record text. */
+        apollo_ios = NORMCACHE_FORMAT_APOLLO_IOS,
+    };
+
+    /**
+     * Merges the records of an Apollo cache, `data` in `format`, in one atomic write and
+     * returns the changed "recordKey.fieldKey" strings; malformed data, or a reference to
+     * a record `data` does not hold, throws and writes nothing. See normcache_import.
+     */
+    std::vector<std::string> import_records(Format format, std::string_view data)
+    {
+        Buffer changed;
+        detail::check(normcache_import(live(), static_cast<int>(format), data.data(), data.size(),
+                                       changed.out(), changed.out_len()));
+        return detail::parse_string_array(changed.str());
+    }
+
+    /** Every record of the cache, as of one moment, in `format`. See normcache_export. */
+    std::string export_records(Format format)
+    {
+        Buffer json;
+        detail::check(normcache_export(live(), static_cast<int>(format), json.out(), json.out_len()));
+        return json.str();
+    }
+
     /** The record at `key` as a JSON object of its fields, or nullopt when there is none. */
     std::optional<std::string> get(std::string_view key)
     {

@@ -142,6 +142,26 @@ void test_put_and_get()
     CHECK_EQ(cache.get("Human:1000"), std::optional<std::string>());
 }
 
+/// import_records and export_records: an Apollo Client extract in, Apollo iOS rows out,
+/// a dangling reference refused with nothing written.
+void test_apollo_import_export()
+{
+    Cache cache(fresh_path(), R"({"durability": "fast"})");
+    CHECK_EQ(cache.import_records(Cache::Format::apollo_client,
+                                  R"j({"ROOT_QUERY": {"hero({\"episode\":\"JEDI\"})": {"__ref": "Droid:1"}}, "Droid:1": {"name": "R2"}})j"),
+             (Strings{"QUERY_ROOT.hero(episode:JEDI)", "Droid:1.name"}));
+    CHECK_EQ(cache.export_records(Cache::Format::apollo_ios),
+             std::string(R"j({"Droid:1":"{\"name\":\"R2\"}","QUERY_ROOT":"{\"hero(episode:JEDI)\":{\"$reference\":\"Droid:1\"}}"})j"));
+    CHECK_EQ(cache.export_records(Cache::Format::apollo_client),
+             std::string(R"j({"Droid:1":{"name":"R2"},"ROOT_QUERY":{"hero({\"episode\":\"JEDI\"})":{"__ref":"Droid:1"}}})j"));
+    Cache other(fresh_path(), R"({"durability": "fast"})");
+    CHECK_THROWS_EXACT(other.import_records(Cache::Format::apollo_ios, R"j({"QUERY_ROOT": "{\"a\": {\"$reference\": \"B:1\"}}"})j"),
+                       NormCache::DataError, NORMCACHE_EDATA,
+                       "apollo-ios import: field 'a' of record 'QUERY_ROOT' refers to 'B:1', which the file does not hold; "
+                       "nothing was imported");
+    CHECK_EQ(other.search(""), Strings{});
+}
+
 /// Keys with quotes, backslashes, non-ASCII and NUL come back from put and search decoded.
 void test_keys_are_decoded()
 {
@@ -352,6 +372,7 @@ int main()
     test_interrupt();
     test_put_and_get();
     test_keys_are_decoded();
+    test_apollo_import_export();
     test_remove_search_clear();
     test_library_errors();
     test_mode_option_and_reader_stats();
