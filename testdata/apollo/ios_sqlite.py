@@ -16,7 +16,9 @@ IOS_TABLE = (
 #: Its index.
 IOS_INDEX = 'CREATE UNIQUE INDEX "index_records_on_key" ON "records" ("key")'
 #: The rows of the sample file: key, record text.
-IOS_ROWS: list[list[str]] = json.loads((Path(__file__).parent / "ios-records.json").read_text())
+IOS_ROWS: list[list[str]] = json.loads(
+    (Path(__file__).parent / "ios-records.json").read_text()
+)
 
 
 def ios_file(path: Path, rows: list[list[str]], table: str = IOS_TABLE) -> Path:
@@ -25,7 +27,9 @@ def ios_file(path: Path, rows: list[list[str]], table: str = IOS_TABLE) -> Path:
         connection.execute(table)
         connection.execute(IOS_INDEX)
         if rows:
-            connection.executemany('INSERT INTO "records" ("key", "record") VALUES (?, ?)', rows)
+            connection.executemany(
+                'INSERT INTO "records" ("key", "record") VALUES (?, ?)', rows
+            )
     connection.close()
     return path
 
@@ -33,7 +37,12 @@ def ios_file(path: Path, rows: list[list[str]], table: str = IOS_TABLE) -> Path:
 def ios_rows(path: Path) -> dict[str, Any]:
     """The rows of an Apollo iOS file, key to parsed record."""
     with sqlite3.connect(path) as connection:
-        rows = {key: json.loads(record) for key, record in connection.execute('SELECT "key", "record" FROM "records"')}
+        rows = {
+            key: json.loads(record)
+            for key, record in connection.execute(
+                'SELECT "key", "record" FROM "records"'
+            )
+        }
     connection.close()
     return rows
 
@@ -41,6 +50,11 @@ def ios_rows(path: Path) -> dict[str, Any]:
 def ios_schema(path: Path) -> list[str]:
     """The create statements of the file's table and index, as SQLite keeps them."""
     with sqlite3.connect(path) as connection:
-        found = [row[0] for row in connection.execute("SELECT sql FROM sqlite_master WHERE name IN ('records', 'index_records_on_key') ORDER BY type DESC")]
+        found = [
+            row[0]
+            for row in connection.execute(
+                "SELECT sql FROM sqlite_master WHERE name IN ('records', 'index_records_on_key') ORDER BY type DESC"
+            )
+        ]
     connection.close()
     return found

@@ -32,7 +32,10 @@ def test_apollo_client_round_trip(cli: CLI) -> None:
 
 def test_apollo_client_from_standard_input(cli: CLI) -> None:
     extract = '{"ROOT_QUERY": {"hero({\\"episode\\":\\"JEDI\\"})": {"__ref": "Droid:1"}}, "Droid:1": {"name": "R2"}}'
-    assert cli.ok("import", "app.cache", "--from", "apollo-client", "-", stdin=extract) == "imported 2 fields that changed\n"
+    assert (
+        cli.ok("import", "app.cache", "--from", "apollo-client", "-", stdin=extract)
+        == "imported 2 fields that changed\n"
+    )
     assert cli.ok("keys", "app.cache") == "Droid:1\nQUERY_ROOT\n"
 
 
@@ -68,7 +71,11 @@ def test_bad_files_fail_with_status_3_and_write_nothing(cli: CLI) -> None:
         "normcache: apollo-ios import: the record of key 'Human:1002' is not JSON: "
         "JSON error at byte 1: expected a string as object key\n",
     )
-    ios_file(cli.folder / "layout.sqlite", [], table='CREATE TABLE "records" ("_id" INTEGER PRIMARY KEY, "key" TEXT, "value" TEXT)')
+    ios_file(
+        cli.folder / "layout.sqlite",
+        [],
+        table='CREATE TABLE "records" ("_id" INTEGER PRIMARY KEY, "key" TEXT, "value" TEXT)',
+    )
     result = cli("import", "app.cache", "--from", "apollo-ios", "layout.sqlite")
     assert (result.code, result.err) == (
         3,

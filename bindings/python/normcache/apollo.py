@@ -33,6 +33,9 @@ APOLLO_IOS_SCHEMA = (
     'CREATE UNIQUE INDEX IF NOT EXISTS "index_records_on_key" ON "records" ("key")',
 )
 
+#: Every row of the table, in the order written.
+_SELECT_ROWS = 'SELECT "_id", "key", "record" FROM "records" ORDER BY "_id"'
+
 
 def import_apollo_client(cache: Cache, source: Path | Mapping[str, Any]) -> list[str]:
     """Merge an Apollo Client cache — the dict cache.extract() returns, or the path of a file
@@ -57,26 +60,26 @@ def read_apollo_ios_rows(path: Path) -> dict[str, str]:
     text, in `_id` order. A file that is not SQLite, is damaged, lacks the table or a column,
     or has a row whose key or record is not text raises InvalidArgumentError naming the file
     (and the row)."""
+    name = repr(os.fspath(path))
     if not os.path.isfile(path):
-        raise InvalidArgumentError(-1, f"apollo-ios import: no file {os.fspath(path)!r}")
+        raise InvalidArgumentError(-1, f"apollo-ios import: no file {name}")
     uri = "file:" + os.path.abspath(path).replace("?", "%3f").replace("#", "%23") + "?mode=ro"
     try:
         with sqlite3.connect(uri, uri=True) as connection:
             columns = {row[1] for row in connection.execute('PRAGMA table_info("records")')}
-            missing = [name for name in ("_id", "key", "record") if name not in columns]
+            missing = [column for column in ("_id", "key", "record") if column not in columns]
             if missing:
                 what = "no table 'records'" if not columns else f"a 'records' table without {', '.join(missing)}"
-                raise InvalidArgumentError(-1, f"apollo-ios import: {os.fspath(path)!r} has {what}; not an Apollo iOS cache")
+                raise InvalidArgumentError(-1, f"apollo-ios import: {name} has {what}; not an Apollo iOS cache")
             rows: dict[str, str] = {}
-            for row_id, key, record in connection.execute('SELECT "_id", "key", "record" FROM "records" ORDER BY "_id"'):
+            for row_id, key, record in connection.execute(_SELECT_ROWS):
                 if not isinstance(key, str) or not isinstance(record, str):
-                    raise InvalidArgumentError(
-                        -1, f"apollo-ios import: row {row_id} (key {key!r}) of {os.fspath(path)!r}: key and record must be text"
-                    )
+                    what = f"row {row_id} (key {key!r}) of {name}"
+                    raise InvalidArgumentError(-1, f"apollo-ios import: {what}: key and record must be text")
                 rows[key] = record
             return rows
     except sqlite3.DatabaseError as error:
-        raise InvalidArgumentError(-1, f"apollo-ios import: {os.fspath(path)!r} cannot be read as SQLite: {error}") from None
+        raise InvalidArgumentError(-1, f"apollo-ios import: {name} cannot be read as SQLite: {error}") from None
 
 
 def import_apollo_ios(cache: Cache, path: Path) -> list[str]:

@@ -22,6 +22,7 @@ from ios_sqlite import IOS_INDEX, IOS_ROWS, IOS_TABLE, ios_file, ios_rows, ios_s
 
 EXTRACT: dict[str, Any] = json.loads((SAMPLES / "client-extract.json").read_text())
 
+
 def test_apollo_client_import_writes_the_records_normcache_would_have_written(cache: normcache.Cache) -> None:
     changed = normcache.apollo.import_apollo_client(cache, SAMPLES / "client-extract.json")
     assert len(changed) == 61
@@ -59,7 +60,10 @@ def test_apollo_client_import_writes_the_records_normcache_would_have_written(ca
         "stats": {"$reference": "QUERY_ROOT.stats"},
         'allFilms:{"orderBy":"TITLE"}': {"$reference": 'QUERY_ROOT.allFilms:{"orderBy":"TITLE"}'},
     }
-    assert stored(cache, "Droid:2001") == {**EXTRACT["Droid:2001"], "friends": [{"$reference": "Human:1000"}, {"$reference": "Human:1002"}, None]}
+    assert stored(cache, "Droid:2001") == {
+        **EXTRACT["Droid:2001"],
+        "friends": [{"$reference": "Human:1000"}, {"$reference": "Human:1002"}, None],
+    }
     assert stored(cache, "Human:1000.friendsConnection(first:2).pageInfo") == {
         "__typename": "PageInfo",
         "hasNextPage": True,
@@ -108,7 +112,7 @@ def test_apollo_client_export_of_what_normcache_wrote(cache: normcache.Cache) ->
         )
     assert normcache.apollo.export_apollo_client(cache) == {
         "ROOT_QUERY": {
-            "hero({\"episode\":\"JEDI\"})": {
+            'hero({"episode":"JEDI"})': {
                 "__typename": "Droid",
                 "id": "2001",
                 "name": "R2-D2",
@@ -120,7 +124,9 @@ def test_apollo_client_export_of_what_normcache_wrote(cache: normcache.Cache) ->
 
 
 def test_a_string_argument_that_reads_as_a_number_comes_back_a_number(cache: normcache.Cache) -> None:
-    normcache.apollo.import_apollo_client(cache, {"ROOT_QUERY": {'human({"id":"1000"})': {"__ref": "Human:1000"}}, "Human:1000": {"id": "1000"}})
+    normcache.apollo.import_apollo_client(
+        cache, {"ROOT_QUERY": {'human({"id":"1000"})': {"__ref": "Human:1000"}}, "Human:1000": {"id": "1000"}}
+    )
     assert list(stored(cache, "QUERY_ROOT")) == ["human(id:1000)"]
     assert list(normcache.apollo.export_apollo_client(cache)["ROOT_QUERY"]) == ['human({"id":1000})']
 
@@ -128,12 +134,22 @@ def test_a_string_argument_that_reads_as_a_number_comes_back_a_number(cache: nor
 @pytest.mark.parametrize(
     ("content", "error", "message"),
     [
-        (b'{"ROOT_QUERY": {"a": 1}', normcache.JSONError, "JSON error at byte 23: unexpected end of input (truncated?)"),
-        (b'{"ROOT_QUERY": [1]}', normcache.JSONError, "apollo-client import: record 'ROOT_QUERY' must be an object of fields, not array"),
         (
-            b'{"ROOT_QUERY": {"hero": {"__ref": "Droid:1"}, "stats": {"__typename": "S", "best": {"__ref": "Human:9"}}}, "Droid:1": {}}',
+            b'{"ROOT_QUERY": {"a": 1}',
+            normcache.JSONError,
+            "JSON error at byte 23: unexpected end of input (truncated?)",
+        ),
+        (
+            b'{"ROOT_QUERY": [1]}',
+            normcache.JSONError,
+            "apollo-client import: record 'ROOT_QUERY' must be an object of fields, not array",
+        ),
+        (
+            b'{"ROOT_QUERY": {"hero": {"__ref": "Droid:1"}, '
+            b'"stats": {"__typename": "S", "best": {"__ref": "Human:9"}}}, "Droid:1": {}}',
             normcache.DataError,
-            "apollo-client import: field 'best' of record 'ROOT_QUERY.stats' refers to 'Human:9', which the file does not hold; nothing was imported",
+            "apollo-client import: field 'best' of record 'ROOT_QUERY.stats' refers to 'Human:9', "
+            "which the file does not hold; nothing was imported",
         ),
     ],
 )
@@ -155,7 +171,9 @@ def test_apollo_ios_file_imports_row_for_row(cache: normcache.Cache, tmp_path: P
     for key, record in IOS_ROWS:
         assert stored(cache, key) == json.loads(record)
     with cache.prepare("{ hero { name friends { name } } }") as operation:
-        assert cache.read(operation) == {"hero": {"name": "R2-D2", "friends": [{"name": "Luke Skywalker"}, {"name": "Han Solo"}]}}
+        assert cache.read(operation) == {
+            "hero": {"name": "R2-D2", "friends": [{"name": "Luke Skywalker"}, {"name": "Han Solo"}]}
+        }
 
 
 def test_apollo_ios_round_trip_writes_apollo_ios_table(cache: normcache.Cache, tmp_path: Path) -> None:
@@ -171,7 +189,9 @@ def test_apollo_client_to_apollo_ios_and_back(cache: normcache.Cache, tmp_path: 
     normcache.apollo.export_apollo_ios(cache, tmp_path / "ios.sqlite")
     with normcache.Cache(tmp_path / "second.cache") as second:
         normcache.apollo.import_apollo_ios(second, tmp_path / "ios.sqlite")
-        assert normcache.apollo.export_apollo_client(second) == {key: value for key, value in EXTRACT.items() if key != "__META"}
+        assert normcache.apollo.export_apollo_client(second) == {
+            key: value for key, value in EXTRACT.items() if key != "__META"
+        }
 
 
 def test_apollo_ios_record_that_is_not_json_names_its_key(cache: normcache.Cache, tmp_path: Path) -> None:
@@ -179,7 +199,8 @@ def test_apollo_ios_record_that_is_not_json_names_its_key(cache: normcache.Cache
     with pytest.raises(normcache.JSONError) as raised:
         normcache.apollo.import_apollo_ios(cache, path)
     assert str(raised.value) == (
-        "apollo-ios import: the record of key 'Human:1002' is not JSON: JSON error at byte 14: unexpected end of input (truncated?)"
+        "apollo-ios import: the record of key 'Human:1002' is not JSON: "
+        "JSON error at byte 14: unexpected end of input (truncated?)"
     )
     assert cache.search() == []
 
@@ -196,10 +217,17 @@ def test_apollo_ios_dangling_reference_writes_nothing(cache: normcache.Cache, tm
 
 
 def test_apollo_ios_wrong_table_layout(cache: normcache.Cache, tmp_path: Path) -> None:
-    path = ios_file(tmp_path / "apollo.sqlite", [], table='CREATE TABLE "records" ("_id" INTEGER PRIMARY KEY, "key" TEXT, "data" TEXT)')
+    path = ios_file(
+        tmp_path / "apollo.sqlite",
+        [],
+        table='CREATE TABLE "records" ("_id" INTEGER PRIMARY KEY, "key" TEXT, "data" TEXT)',
+    )
     with pytest.raises(normcache.InvalidArgumentError) as raised:
         normcache.apollo.import_apollo_ios(cache, path)
-    assert str(raised.value) == f"apollo-ios import: {str(path)!r} has a 'records' table without record; not an Apollo iOS cache"
+    assert (
+        str(raised.value)
+        == f"apollo-ios import: {str(path)!r} has a 'records' table without record; not an Apollo iOS cache"
+    )
     other = tmp_path / "other.sqlite"
     with sqlite3.connect(other) as connection:
         connection.execute("CREATE TABLE things (a)")
@@ -216,7 +244,10 @@ def test_apollo_ios_row_whose_record_is_not_text(cache: normcache.Cache, tmp_pat
     connection.close()
     with pytest.raises(normcache.InvalidArgumentError) as raised:
         normcache.apollo.import_apollo_ios(cache, path)
-    assert str(raised.value) == f"apollo-ios import: row 9 (key 'Human:1003') of {str(path)!r}: key and record must be text"
+    assert (
+        str(raised.value)
+        == f"apollo-ios import: row 9 (key 'Human:1003') of {str(path)!r}: key and record must be text"
+    )
     assert cache.search() == []
 
 
@@ -226,12 +257,18 @@ def test_truncated_apollo_ios_file(cache: normcache.Cache, tmp_path: Path) -> No
     truncated.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
     with pytest.raises(normcache.InvalidArgumentError) as raised:
         normcache.apollo.import_apollo_ios(cache, truncated)
-    assert str(raised.value) == f"apollo-ios import: {str(truncated)!r} cannot be read as SQLite: database disk image is malformed"
+    assert (
+        str(raised.value)
+        == f"apollo-ios import: {str(truncated)!r} cannot be read as SQLite: database disk image is malformed"
+    )
     assert cache.search() == []
     (tmp_path / "short.sqlite").write_bytes(whole.read_bytes()[:50])
     with pytest.raises(normcache.InvalidArgumentError) as raised:
         normcache.apollo.import_apollo_ios(cache, tmp_path / "short.sqlite")
-    assert str(raised.value) == f"apollo-ios import: {str(tmp_path / 'short.sqlite')!r} cannot be read as SQLite: database disk image is malformed"
+    short = str(tmp_path / "short.sqlite")
+    assert (
+        str(raised.value) == f"apollo-ios import: {short!r} cannot be read as SQLite: database disk image is malformed"
+    )
 
 
 def test_unknown_format(cache: normcache.Cache) -> None:
