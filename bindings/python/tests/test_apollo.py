@@ -94,33 +94,22 @@ def test_apollo_client_round_trip_gives_the_sample_back_without_meta(cache: norm
 
 
 def test_apollo_client_export_of_what_normcache_wrote(cache: normcache.Cache) -> None:
+    """Objects without a key rule, which normcache keys by their path, go back inline."""
     query = '{ hero(episode: JEDI) { id name stats(range: {from: 1, to: "x, y"}) { wins } friends { id name } } }'
+    stats = {"__typename": "Stats", "wins": 3}
+    friends = [{"__typename": "Human", "id": "1000", "name": "Luke"}]
     with cache.prepare(query) as operation:
-        cache.write(
-            operation,
-            {
-                "data": {
-                    "hero": {
-                        "__typename": "Droid",
-                        "id": "2001",
-                        "name": "R2-D2",
-                        "stats": {"__typename": "Stats", "wins": 3},
-                        "friends": [{"__typename": "Human", "id": "1000", "name": "Luke"}],
-                    }
-                }
-            },
-        )
-    assert normcache.apollo.export_apollo_client(cache) == {
-        "ROOT_QUERY": {
-            'hero({"episode":"JEDI"})': {
-                "__typename": "Droid",
-                "id": "2001",
-                "name": "R2-D2",
-                'stats({"range":{"from":1,"to":"x, y"}})': {"__typename": "Stats", "wins": 3},
-                "friends": [{"__typename": "Human", "id": "1000", "name": "Luke"}],
-            }
-        }
-    }
+        hero = {"__typename": "Droid", "id": "2001", "name": "R2-D2", "stats": stats, "friends": friends}
+        cache.write(operation, {"data": {"hero": hero}})
+    assert cache.search() == [
+        "QUERY_ROOT",
+        "QUERY_ROOT.hero(episode:JEDI)",
+        "QUERY_ROOT.hero(episode:JEDI).friends.0",
+        "QUERY_ROOT.hero(episode:JEDI).stats([range:from:1,to:x\\, y])",
+    ]
+    del hero["stats"]
+    exported = {'hero({"episode":"JEDI"})': {**hero, 'stats({"range":{"from":1,"to":"x, y"}})': stats}}
+    assert normcache.apollo.export_apollo_client(cache) == {"ROOT_QUERY": exported}
 
 
 def test_a_string_argument_that_reads_as_a_number_comes_back_a_number(cache: normcache.Cache) -> None:
@@ -216,25 +205,30 @@ def test_apollo_ios_dangling_reference_writes_nothing(cache: normcache.Cache, tm
     assert cache.search() == []
 
 
-def test_apollo_ios_wrong_table_layout(cache: normcache.Cache, tmp_path: Path) -> None:
-    path = ios_file(
-        tmp_path / "apollo.sqlite",
-        [],
-        table='CREATE TABLE "records" ("_id" INTEGER PRIMARY KEY, "key" TEXT, "data" TEXT)',
-    )
+def refused(cache: normcache.Cache, path: Path) -> str:
+    """The message of the InvalidArgumentError that importing the Apollo iOS file at `path`
+    raises; fails the test unless the cache stays empty."""
     with pytest.raises(normcache.InvalidArgumentError) as raised:
         normcache.apollo.import_apollo_ios(cache, path)
+    assert cache.search() == []
+    return str(raised.value)
+
+
+def test_apollo_ios_wrong_table_layout(cache: normcache.Cache, tmp_path: Path) -> None:
+    table = 'CREATE TABLE "records" ("_id" INTEGER PRIMARY KEY, "key" TEXT, "data" TEXT)'
+    path = ios_file(tmp_path / "apollo.sqlite", [], table=table)
     assert (
-        str(raised.value)
+        refused(cache, path)
         == f"apollo-ios import: {str(path)!r} has a 'records' table without record; not an Apollo iOS cache"
     )
     other = tmp_path / "other.sqlite"
     with sqlite3.connect(other) as connection:
         connection.execute("CREATE TABLE things (a)")
     connection.close()
-    with pytest.raises(normcache.InvalidArgumentError) as raised:
-        normcache.apollo.import_apollo_ios(cache, other)
-    assert str(raised.value) == f"apollo-ios import: {str(other)!r} has no table 'records'; not an Apollo iOS cache"
+    assert refused(cache, other) == f"apollo-ios import: {str(other)!r} has no table 'records'; not an Apollo iOS cache"
+    assert (
+        refused(cache, tmp_path / "absent.sqlite") == f"apollo-ios import: no file {str(tmp_path / 'absent.sqlite')!r}"
+    )
 
 
 def test_apollo_ios_row_whose_record_is_not_text(cache: normcache.Cache, tmp_path: Path) -> None:
@@ -242,33 +236,20 @@ def test_apollo_ios_row_whose_record_is_not_text(cache: normcache.Cache, tmp_pat
     with sqlite3.connect(path) as connection:
         connection.execute("""INSERT INTO "records" ("key", "record") VALUES ('Human:1003', x'7b7d')""")
     connection.close()
-    with pytest.raises(normcache.InvalidArgumentError) as raised:
-        normcache.apollo.import_apollo_ios(cache, path)
     assert (
-        str(raised.value)
+        refused(cache, path)
         == f"apollo-ios import: row 9 (key 'Human:1003') of {str(path)!r}: key and record must be text"
     )
-    assert cache.search() == []
 
 
 def test_truncated_apollo_ios_file(cache: normcache.Cache, tmp_path: Path) -> None:
-    whole = ios_file(tmp_path / "apollo.sqlite", IOS_ROWS * 1 + [[f"Filler:{i}", "{}"] for i in range(400)])
-    truncated = tmp_path / "truncated.sqlite"
-    truncated.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
-    with pytest.raises(normcache.InvalidArgumentError) as raised:
-        normcache.apollo.import_apollo_ios(cache, truncated)
-    assert (
-        str(raised.value)
-        == f"apollo-ios import: {str(truncated)!r} cannot be read as SQLite: database disk image is malformed"
-    )
-    assert cache.search() == []
-    (tmp_path / "short.sqlite").write_bytes(whole.read_bytes()[:50])
-    with pytest.raises(normcache.InvalidArgumentError) as raised:
-        normcache.apollo.import_apollo_ios(cache, tmp_path / "short.sqlite")
-    short = str(tmp_path / "short.sqlite")
-    assert (
-        str(raised.value) == f"apollo-ios import: {short!r} cannot be read as SQLite: database disk image is malformed"
-    )
+    whole = ios_file(tmp_path / "apollo.sqlite", IOS_ROWS + [[f"Filler:{i}", "{}"] for i in range(400)])
+    for name, size in (("half.sqlite", whole.stat().st_size // 2), ("header.sqlite", 50)):
+        (tmp_path / name).write_bytes(whole.read_bytes()[:size])
+        malformed = (
+            f"apollo-ios import: {str(tmp_path / name)!r} cannot be read as SQLite: database disk image is malformed"
+        )
+        assert refused(cache, tmp_path / name) == malformed
 
 
 def test_unknown_format(cache: normcache.Cache) -> None:
