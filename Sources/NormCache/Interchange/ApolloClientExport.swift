@@ -1,25 +1,32 @@
 /// Translates normcache's records into Apollo Client's `cache.extract()` JSON, the
 /// reverse of `ApolloClientImport`: root keys renamed, `$reference` to `__ref`, field
 /// keys through `ApolloClientFieldKey.clientKey`, and a record keyed by its path from
-/// the record that refers to it (`QUERY_ROOT.hero`, referred to by `QUERY_ROOT`'s
-/// field `hero`) written inline there, as Apollo Client stores an object without an id.
+/// the one record that refers to it (`QUERY_ROOT.hero`, referred to by `QUERY_ROOT`'s
+/// field `hero` and by nothing else) written inline there, as Apollo Client stores an
+/// object without an id. A record referred to from elsewhere too stays a record.
 struct ApolloClientExport {
     private let records: [[UInt8]: [UInt8]]
+    /// The keys of the records written inline.
+    private var inlined: Set<[UInt8]> = []
+
+    private init(records: [[UInt8]: [UInt8]]) { self.records = records }
 
     /// The extract of `records` (key and record JSON, in key order).
     static func extract(_ records: [(key: [UInt8], json: [UInt8])]) throws(NormCacheError) -> [UInt8] {
         var byKey: [[UInt8]: [UInt8]] = [:]
         for record in records { byKey[record.key] = record.json }
-        let export = ApolloClientExport(records: byKey)
-        var inlined: Set<[UInt8]> = []
+        var export = ApolloClientExport(records: byKey)
+        var referrers: [[UInt8]: Int] = [:]
+        var atTheirPath: Set<[UInt8]> = []
         for record in records {
             try export.forEachField(of: record.key) { (path, value, document) in
-                export.collectInlined(value, path: path, in: document, into: &inlined)
+                export.countReferences(value, path: path, in: document, referrers: &referrers, atTheirPath: &atTheirPath)
             }
         }
+        export.inlined = atTheirPath.filter { referrers[$0] == 1 }
         var out: [UInt8] = [UInt8(ascii: "{")]
         var first = true
-        for record in records where !inlined.contains(record.key) {
+        for record in records where !export.inlined.contains(record.key) {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             JSONString.appendQuoted(ApolloRootKeys.clientKey(record.key), to: &out)
@@ -43,20 +50,23 @@ struct ApolloClientExport {
         }
     }
 
-    /// The referenced record at `path`, when the value at `index` refers to it: an
-    /// object stored inline in Apollo Client.
+    /// The record at `path` when the value at `index` refers to it and it is written inline.
     private func inlineTarget(_ index: Int, path: [UInt8], in document: JSONDocument) -> [UInt8]? {
-        guard let target = Self.reference(index, in: document), target == path, records[target] != nil else { return nil }
+        guard let target = Self.reference(index, in: document), target == path, inlined.contains(target) else { return nil }
         return target
     }
 
-    /// Adds the keys of the records the value at `index` (and its list elements) writes inline.
-    private func collectInlined(_ index: Int, path: [UInt8], in document: JSONDocument, into inlined: inout Set<[UInt8]>) {
-        if let target = inlineTarget(index, path: path, in: document) {
-            inlined.insert(target)
+    /// Counts the references of the value at `index` (and of its list elements) by
+    /// target, and notes the targets that are the record at `path`.
+    private func countReferences(_ index: Int, path: [UInt8], in document: JSONDocument, referrers: inout [[UInt8]: Int],
+                                 atTheirPath: inout Set<[UInt8]>) {
+        if let target = Self.reference(index, in: document) {
+            referrers[target, default: 0] += 1
+            if target == path, records[target] != nil { atTheirPath.insert(target) }
         } else if document.tokens[index].kind == .array {
             for (position, element) in document.elements(ofArray: index).enumerated() {
-                collectInlined(element, path: path + [UInt8(ascii: ".")] + Array(String(position).utf8), in: document, into: &inlined)
+                countReferences(element, path: path + [UInt8(ascii: ".")] + Array(String(position).utf8), in: document,
+                                referrers: &referrers, atTheirPath: &atTheirPath)
             }
         }
     }

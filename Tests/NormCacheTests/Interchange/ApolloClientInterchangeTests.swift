@@ -116,3 +116,19 @@ import Testing
         #expect(try test.cache.keys(withPrefix: "").isEmpty)
     }
 }
+
+/// Path-keyed records that Apollo Client cannot hold inline.
+@Suite struct ApolloClientSharedPathRecordTests {
+    /// A record at its path that another record refers to as well stays a record, so that
+    /// both references hold.
+    @Test func aPathRecordReferredToTwiceStaysARecord() throws {
+        let test = try TestCache()
+        _ = try test.cache.put(json: #"""
+            {"QUERY_ROOT": {"hero": {"$reference": "QUERY_ROOT.hero"}, "stats": {"$reference": "QUERY_ROOT.stats"}},
+             "QUERY_ROOT.hero": {"name": "R2"}, "QUERY_ROOT.stats": {"best": {"$reference": "QUERY_ROOT.hero"}}}
+            """#)
+        #expect(String(decoding: try test.cache.exportRecords(.apolloClient), as: UTF8.self) == #"""
+            {"ROOT_QUERY":{"hero":{"__ref":"QUERY_ROOT.hero"},"stats":{"best":{"__ref":"QUERY_ROOT.hero"}}},"QUERY_ROOT.hero":{"name":"R2"}}
+            """#)
+    }
+}
