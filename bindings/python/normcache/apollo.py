@@ -93,14 +93,20 @@ def import_apollo_ios(cache: Cache, path: Path) -> list[str]:
 def export_apollo_ios(cache: Cache, path: Path) -> int:
     """Write every record of `cache` into the SQLite file at `path` as Apollo iOS's
     SQLiteNormalizedCache keeps them (the file and its `records` table are created when
-    absent; a row of the same key is replaced), in one transaction; return how many rows."""
+    absent; a row of the same key is replaced), in one transaction; return how many rows.
+    A file SQLite cannot write, or whose `records` table has another layout, raises
+    InvalidArgumentError and is left as it was."""
     rows: dict[str, str] = json.loads(cache.export_records("apollo-ios"))
-    connection = sqlite3.connect(os.fspath(path))
     try:
-        with connection:
-            for statement in APOLLO_IOS_SCHEMA:
-                connection.execute(statement)
-            connection.executemany('INSERT OR REPLACE INTO "records" ("key", "record") VALUES (?, ?)', rows.items())
-    finally:
-        connection.close()
+        connection = sqlite3.connect(os.fspath(path))
+        try:
+            with connection:
+                for statement in APOLLO_IOS_SCHEMA:
+                    connection.execute(statement)
+                connection.executemany('INSERT OR REPLACE INTO "records" ("key", "record") VALUES (?, ?)', rows.items())
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError as error:
+        name = repr(os.fspath(path))
+        raise InvalidArgumentError(-1, f"apollo-ios export: {name} cannot be written as SQLite: {error}") from None
     return len(rows)

@@ -252,6 +252,19 @@ def test_truncated_apollo_ios_file(cache: normcache.Cache, tmp_path: Path) -> No
         assert refused(cache, tmp_path / name) == malformed
 
 
+def test_apollo_ios_export_into_another_table_layout(cache: normcache.Cache, tmp_path: Path) -> None:
+    normcache.apollo.import_apollo_client(cache, EXTRACT)
+    path = ios_file(
+        tmp_path / "other.sqlite", [], table='CREATE TABLE "records" ("_id" INTEGER PRIMARY KEY, "data" TEXT)'
+    )
+    with pytest.raises(normcache.InvalidArgumentError) as raised:
+        normcache.apollo.export_apollo_ios(cache, path)
+    assert str(raised.value) == (
+        f"apollo-ios export: {str(path)!r} cannot be written as SQLite: table records has no column named key"
+    )
+    assert ios_schema(path)[0] == 'CREATE TABLE "records" ("_id" INTEGER PRIMARY KEY, "data" TEXT)'
+
+
 def test_unknown_format(cache: normcache.Cache) -> None:
     with pytest.raises(normcache.InvalidArgumentError, match="unknown format 'apollo-kotlin'"):
         cache.export_records("apollo-kotlin")  # type: ignore[arg-type]
