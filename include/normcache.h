@@ -1649,8 +1649,9 @@ int normcache_import(normcache *cache, int format, const char *data, size_t data
  * be released with normcache_free; records in key order. For Apollo Client a record keyed by its path
  * from the record that refers to it (QUERY_ROOT.stats, referred to by QUERY_ROOT's
  * field stats) is written inline there, and the other translations of normcache_import
- * are made backwards; string argument values that read as numbers, true, false or
- * null are written as those JSON literals. On failure *out_json is NULL.
+ * are made backwards. Argument values are typed by the cache's schema when it has one (a
+ * String, ID or enum value as a JSON string); where it does not say, a value that reads as
+ * a number, true, false or null is written as that JSON literal. On failure *out_json is NULL.
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, an unknown format, NULL
  * out_json or out_len); NORMCACHE_ENOTCACHE (a damaged record); NORMCACHE_ESTORAGE;

@@ -19,12 +19,15 @@ extension NormalizedCache {
         try data.withUTF8Bytes { (bytes) throws(NormCacheError) in try importRecords(format, from: bytes) }
     }
 
-    /// Every record of the cache, as of one moment, in `format`'s JSON.
+    /// Every record of the cache, as of one moment, in `format`'s JSON. With a schema,
+    /// Apollo Client's argument JSON types each value as the schema does (an `ID` argument
+    /// `1000` as the string `"1000"`); without one, values that read as numbers, booleans
+    /// or null are written as those literals.
     public func exportRecords(_ format: InterchangeFormat) throws(NormCacheError) -> [UInt8] {
         var records: [(key: [UInt8], json: [UInt8])] = []
         try forEachRecord { (key, json) throws(NormCacheError) in records.append((Array(key.utf8), json)) }
         switch format {
-        case .apolloClient: return try ApolloClientExport.extract(records)
+        case .apolloClient: return try ApolloClientExport.extract(records, schema: rules.current.schema)
         case .apolloIOS: return ApolloIOSRecords.rows(records)
         }
     }

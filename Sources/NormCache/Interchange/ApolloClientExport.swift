@@ -3,19 +3,25 @@
 /// keys through `ApolloClientFieldKey.clientKey`, and a record keyed by its path from
 /// the one record that refers to it (`QUERY_ROOT.hero`, referred to by `QUERY_ROOT`'s
 /// field `hero` and by nothing else) written inline there, as Apollo Client stores an
-/// object without an id. A record referred to from elsewhere too stays a record.
+/// object without an id. A record referred to from elsewhere too stays a record. With a
+/// schema, argument values are typed by it (`ArgumentTypes`).
 struct ApolloClientExport {
     private let records: [[UInt8]: [UInt8]]
+    private let types: ArgumentTypes?
     /// The keys of the records written inline.
     private var inlined: Set<[UInt8]> = []
 
-    private init(records: [[UInt8]: [UInt8]]) { self.records = records }
+    private init(records: [[UInt8]: [UInt8]], types: ArgumentTypes?) {
+        self.records = records
+        self.types = types
+    }
 
-    /// The extract of `records` (key and record JSON, in key order).
-    static func extract(_ records: [(key: [UInt8], json: [UInt8])]) throws(NormCacheError) -> [UInt8] {
+    /// The extract of `records` (key and record JSON, in key order), argument values typed
+    /// by `schema` when there is one.
+    static func extract(_ records: [(key: [UInt8], json: [UInt8])], schema: Schema?) throws(NormCacheError) -> [UInt8] {
         var byKey: [[UInt8]: [UInt8]] = [:]
         for record in records { byKey[record.key] = record.json }
-        var export = ApolloClientExport(records: byKey)
+        var export = ApolloClientExport(records: byKey, types: schema.map(ArgumentTypes.init))
         var referrers: [[UInt8]: Int] = [:]
         var atTheirPath: Set<[UInt8]> = []
         for record in records {
@@ -79,7 +85,11 @@ struct ApolloClientExport {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             let fieldKey = Array(path[(key.count + 1)...])
-            JSONString.appendQuoted(ApolloClientFieldKey.clientKey(fieldKey), to: &out)
+            let typeName = types?.typeName(ofRecord: key, in: document)
+            let clientKey = ApolloClientFieldKey.clientKey(fieldKey) { field, argument in
+                typeName.flatMap { types?.isText(typeName: $0, field: field, path: argument) }
+            }
+            JSONString.appendQuoted(clientKey, to: &out)
             out.append(UInt8(ascii: ":"))
             try appendValue(value, path: path, in: document, to: &out)
         }

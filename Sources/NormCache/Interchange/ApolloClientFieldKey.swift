@@ -19,10 +19,13 @@ enum ApolloClientFieldKey {
         return Array(FieldStorageKey.make(name: String(decoding: name, as: UTF8.self), resolved: fields).utf8)
     }
 
-    /// The Apollo Client field key of a normcache storage key: string values as JSON
-    /// strings, `null`, `true`, `false` and numbers as JSON literals, object keys sorted.
-    static func clientKey(_ key: [UInt8]) -> [UInt8] {
-        guard let (name, inner) = split(key), let arguments = StorageKeyArguments.json(inner) else { return key }
+    /// The Apollo Client field key of a normcache storage key, its arguments as
+    /// `StorageKeyArguments` writes them; `isText` says what the schema types as text, for
+    /// the field's name and a value's path (nil: it does not say).
+    static func clientKey(_ key: [UInt8], isText: (_ field: String, _ path: [String]) -> Bool? = { _, _ in nil }) -> [UInt8] {
+        guard let (name, inner) = split(key) else { return key }
+        let field = String(decoding: name, as: UTF8.self)
+        guard let arguments = StorageKeyArguments.json(inner, isText: { isText(field, $0) }) else { return key }
         return Array(name) + [UInt8(ascii: "(")] + arguments + [UInt8(ascii: ")")]
     }
 

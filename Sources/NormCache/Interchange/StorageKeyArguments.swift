@@ -1,9 +1,10 @@
 /// Reads the arguments of a normcache field storage key (`FieldStorageKey`: the text
 /// between the parentheses of `hero(episode:JEDI)`) back into JSON, as Apollo Client
-/// writes them: object keys sorted, strings (and enums, which the notation cannot tell
-/// apart) as JSON strings; `null`, `true`, `false` and text that is a JSON number as
-/// those literals. A list of input objects, written as the objects' pairs in turn,
-/// starts a new object at each name that does not sort after the one before.
+/// writes them: object keys sorted; a value the schema types `String`, `ID` or an enum as
+/// a JSON string (`null` aside); any other value that reads as `null`, `true`, `false` or
+/// a JSON number as that literal, and the rest as strings. A list of input objects,
+/// written as the objects' pairs in turn, starts a new object at each name that does not
+/// sort after the one before.
 ///
 /// Nil when the text is not in the notation (a key that was carried over as it was).
 struct StorageKeyArguments {
@@ -21,11 +22,14 @@ struct StorageKeyArguments {
     private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// The JSON object of the arguments `inner`, or nil when it is not in the notation.
-    static func json(_ inner: [UInt8]) -> [UInt8]? {
+    /// `isText` tells, for the path of a value (an argument's name, then the input-object
+    /// field names below it), whether the schema types it as text (true), as a number or
+    /// a boolean (false), or does not say (nil).
+    static func json(_ inner: [UInt8], isText: ([String]) -> Bool?) -> [UInt8]? {
         var reader = StorageKeyArguments(inner)
         guard let pairs = reader.pairs(), reader.position == inner.count else { return nil }
         var out: [UInt8] = []
-        append(.object(pairs), to: &out)
+        append(.object(pairs), at: [], isText: isText, to: &out)
         return out
     }
 
@@ -108,13 +112,15 @@ struct StorageKeyArguments {
         return objects.map { Value.object($0) }
     }
 
-    /// Appends `value` as JSON.
-    private static func append(_ value: Value, to out: inout [UInt8]) {
+    /// Appends `value`, found at `path`, as JSON.
+    private static func append(_ value: Value, at path: [String], isText: ([String]) -> Bool?, to out: inout [UInt8]) {
         switch value {
         case .text(let text, let escaped):
-            if !escaped, text.elementsEqual("null".utf8) || text.elementsEqual("<null>".utf8)
-                || text.elementsEqual("true".utf8) || text.elementsEqual("false".utf8) || isNumber(text) {
-                out.append(contentsOf: text.elementsEqual("<null>".utf8) ? Array("null".utf8) : text)
+            let null = !escaped && (text.elementsEqual("null".utf8) || text.elementsEqual("<null>".utf8))
+            if null {
+                out.append(contentsOf: "null".utf8)
+            } else if !escaped, isText(path) != true, text.elementsEqual("true".utf8) || text.elementsEqual("false".utf8) || isNumber(text) {
+                out.append(contentsOf: text)
             } else {
                 JSONString.appendQuoted(text, to: &out)
             }
@@ -122,7 +128,7 @@ struct StorageKeyArguments {
             out.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                append(item, to: &out)
+                append(item, at: path, isText: isText, to: &out)
             }
             out.append(UInt8(ascii: "]"))
         case .object(let fields):
@@ -131,7 +137,7 @@ struct StorageKeyArguments {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
                 JSONString.appendQuoted(field.name, to: &out)
                 out.append(UInt8(ascii: ":"))
-                append(field.value, to: &out)
+                append(field.value, at: path + [String(decoding: field.name, as: UTF8.self)], isText: isText, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }

@@ -23,7 +23,7 @@ struct ExportCommand: ParsableCommand {
 
     @OptionGroup var file: CacheFile
     @Option(help: ArgumentHelp("The format to write.", valueName: "format"))
-    var to: InterchangeFormat
+    var to: FormatArgument
     @Argument(help: "The file to write; for apollo-client, - or nothing: standard output.")
     var output = "-"
 
@@ -32,9 +32,9 @@ struct ExportCommand: ParsableCommand {
         let exported: [UInt8]
         do {
             defer { cache.close() }
-            exported = try cache.exportRecords(to)
+            exported = try cache.exportRecords(to.format)
         }
-        switch to {
+        switch to.format {
         case .apolloClient:
             try Self.write(exported + [UInt8(ascii: "\n")], to: output)
         case .apolloIOS:

@@ -25,19 +25,19 @@ struct ImportCommand: ParsableCommand {
 
     @OptionGroup var file: CacheFile
     @Option(help: ArgumentHelp("The format of the file.", valueName: "format"))
-    var from: InterchangeFormat
+    var from: FormatArgument
     @Argument(help: "The Apollo cache file; for apollo-client, - reads standard input.")
     var input: String
 
     func run() throws {
         let data: [UInt8]
-        switch from {
+        switch from.format {
         case .apolloClient: data = try InputFile.read(input, what: "Apollo Client cache")
         case .apolloIOS: data = try ApolloIOSFile.rows(of: input)
         }
         let cache = try file.openForWriting(creating: true)
         defer { cache.close() }
-        let changed = try data.withUnsafeBytes { bytes in try cache.importRecords(from, from: bytes) }
+        let changed = try data.withUnsafeBytes { bytes in try cache.importRecords(from.format, from: bytes) }
         print("imported \(changed.count) field\(changed.count == 1 ? "" : "s") that changed")
     }
 }

@@ -132,3 +132,33 @@ import Testing
             """#)
     }
 }
+
+/// With a schema, the export types argument values as the schema does.
+@Suite struct ApolloClientSchemaTypedExportTests {
+    static let schema = """
+        type Query { human(id: ID!): Human  search(first: Int, exact: Boolean, text: String, filter: Filter, kind: Kind, when: Date): [Human] }
+        type Human { id: ID! name: String friends(first: Int, after: String): [Human] }
+        input Filter { zip: String, near: [Float], kind: Kind }
+        enum Kind { HUMAN DROID }
+        scalar Date
+        """
+
+    @Test func stringsTheSchemaTypesAsTextStayStrings() throws {
+        let test = try TestCache()
+        try test.cache.loadSchema(Self.schema)
+        let extract = #"""
+            {"Human:1000":{"__typename":"Human","friends({\"after\":\"42\",\"first\":10})":[],"id":"1000"},\#
+            "ROOT_QUERY":{"__typename":"Query","human({\"id\":\"1000\"})":{"__ref":"Human:1000"},\#
+            "search({\"exact\":true,\"filter\":{\"kind\":\"HUMAN\",\"near\":[1.5,2],\"zip\":\"01234\"},\"first\":2,\"kind\":\"DROID\",\"text\":\"true\",\"when\":\"2024\"})":[]}}
+            """#
+        _ = try test.cache.importRecords(.apolloClient, from: extract)
+        #expect(try test.cache.record("QUERY_ROOT")?.contains("search(exact:true,[filter:kind:HUMAN,near:[1.5, 2],zip:01234],first:2,kind:DROID,text:true,when:2024)") == true)
+        // Every value comes back as it was but the custom scalar, which the schema does not type.
+        let exported = String(decoding: try test.cache.exportRecords(.apolloClient), as: UTF8.self)
+        #expect(exported == extract.replacingOccurrences(#"\"when\":\"2024\""#, #"\"when\":2024"#))
+        // Without the schema, strings that read as numbers or booleans come back as those.
+        let plain = try TestCache()
+        _ = try plain.cache.importRecords(.apolloClient, from: extract)
+        #expect(String(decoding: try plain.cache.exportRecords(.apolloClient), as: UTF8.self).contains(#"human({\"id\":1000})"#))
+    }
+}

@@ -314,7 +314,9 @@ class Cache(ManagedHandle[CacheHandle]):
     @raises_closed_error
     def export_records(self, format: InterchangeFormat) -> bytes:
         """Every record of the cache, as of one moment, as the JSON of `format` (see
-        import_records)."""
+        import_records). Apollo Client's argument JSON types each value as the cache's schema
+        does (an ID "1000" stays a string); without a schema, values that read as numbers,
+        booleans or null are written as those literals."""
         code = _INTERCHANGE_FORMATS.get(format)
         if code is None:
             raise InvalidArgumentError(-1, f"unknown format {format!r} (apollo-client or apollo-ios)")

@@ -112,12 +112,15 @@ def test_apollo_client_export_of_what_normcache_wrote(cache: normcache.Cache) ->
     assert normcache.apollo.export_apollo_client(cache) == {"ROOT_QUERY": exported}
 
 
-def test_a_string_argument_that_reads_as_a_number_comes_back_a_number(cache: normcache.Cache) -> None:
-    normcache.apollo.import_apollo_client(
-        cache, {"ROOT_QUERY": {'human({"id":"1000"})': {"__ref": "Human:1000"}}, "Human:1000": {"id": "1000"}}
-    )
+def test_a_string_argument_that_reads_as_a_number_needs_the_schema(cache: normcache.Cache, tmp_path: Path) -> None:
+    human = {"ROOT_QUERY": {'human({"id":"1000"})': {"__ref": "Human:1000"}}, "Human:1000": {"id": "1000"}}
+    normcache.apollo.import_apollo_client(cache, human)
     assert list(stored(cache, "QUERY_ROOT")) == ["human(id:1000)"]
     assert list(normcache.apollo.export_apollo_client(cache)["ROOT_QUERY"]) == ['human({"id":1000})']
+    sdl = "type Query { human(id: ID!): Human } type Human { id: ID! }"
+    with normcache.Cache(tmp_path / "typed.cache", schema=sdl) as typed:
+        normcache.apollo.import_apollo_client(typed, human)
+        assert normcache.apollo.export_apollo_client(typed) == human
 
 
 @pytest.mark.parametrize(
