@@ -22,7 +22,7 @@ struct ExportCommand: ParsableCommand {
     )
 
     @OptionGroup var file: CacheFile
-    @Option(help: ArgumentHelp("The format to write.", valueName: "format"))
+    @Option(help: ArgumentHelp("The format to write: apollo-client or apollo-ios.", valueName: "format"))
     var to: FormatArgument
     @Argument(help: "The file to write; for apollo-client, - or nothing: standard output.")
     var output = "-"

@@ -24,7 +24,7 @@ struct ImportCommand: ParsableCommand {
     )
 
     @OptionGroup var file: CacheFile
-    @Option(help: ArgumentHelp("The format of the file.", valueName: "format"))
+    @Option(help: ArgumentHelp("The format of the file: apollo-client or apollo-ios.", valueName: "format"))
     var from: FormatArgument
     @Argument(help: "The Apollo cache file; for apollo-client, - reads standard input.")
     var input: String
