@@ -13,6 +13,8 @@ import Testing
         let cache = test.cache
         #expect(try cache.put(json: #"{"QUERY_ROOT.a": {"b": 0}}"#) == ["QUERY_ROOT.a.b"])
         let objects = Counter(start: 0)
+        // The resolver holds the cache: it is removed at the end, or the two leak.
+        defer { cache.setKeyResolver(nil) }
         cache.setKeyResolver { _, _ in
             objects.value += 1
             if objects.value == 2 { cache.interrupt() }
@@ -58,6 +60,7 @@ import Testing
         let other = try TestCache()
         let cache = test.cache
         let otherCache = other.cache
+        defer { cache.setKeyResolver(nil) }
         cache.setKeyResolver { _, _ in
             cache.interrupt()
             // A call of another handle, made while this handle's write is interrupted.
