@@ -207,23 +207,18 @@ class Cache(ManagedHandle[CacheHandle]):
         encoded_path = os.fsencode(path)
         self._path = os.fsdecode(encoded_path)
         self._read_only = read_only is True
-        options: dict[str, object] = {}
-        if durability is not None:
-            options["durability"] = durability
+        given: dict[str, object] = {
+            "durability": durability,
+            "map_size": map_size,
+            "max_readers": max_readers,
+            "rules": rules,
+            "mode": mode,
+            "max_document_bytes": max_document_bytes,
+            "max_document_tokens": max_document_tokens,
+        }
+        options = {name: value for name, value in given.items() if value is not None}
         if read_only is not False:
             options["read_only"] = read_only
-        if map_size is not None:
-            options["map_size"] = map_size
-        if max_readers is not None:
-            options["max_readers"] = max_readers
-        if rules is not None:
-            options["rules"] = rules
-        if mode is not None:
-            options["mode"] = mode
-        if max_document_bytes is not None:
-            options["max_document_bytes"] = max_document_bytes
-        if max_document_tokens is not None:
-            options["max_document_tokens"] = max_document_tokens
         encoded_options = json.dumps(options).encode("utf-8") if options else b""
         handle = CacheHandle()
         lib.normcache_open(
