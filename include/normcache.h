@@ -133,6 +133,8 @@ int normcache_version_number(void);
 #define NORMCACHE_STALE 3
 /** A write was not stored because the response said Cache-Control: no-store. Not a failure. */
 #define NORMCACHE_NOTSTORED 4
+/** A wait ended with its timeout before what it waited for happened. Not a failure. */
+#define NORMCACHE_TIMEOUT 5
 
 /** An argument is invalid: a NULL pointer, an empty key, an unknown option, a closed handle. */
 #define NORMCACHE_EINVAL (-1)
@@ -1658,6 +1660,153 @@ int normcache_import(normcache *cache, int format, const char *data, size_t data
  * NORMCACHE_ENOMEM.
  */
 int normcache_export(normcache *cache, int format, char **out_json, size_t *out_len);
+
+/* ---------------------------------------------------------------------------
+ * Watchers and the commit log
+ *
+ * Every commit that changes data notes what it changed — the fields of records
+ * ("Post:1.title"), whole records removed or replaced, key prefixes removed, or
+ * "everything" (normcache_clear, or a commit too large to list) — and keeps that, in
+ * the same transaction as the data, in a bounded log inside the cache file: the last
+ * 1024 commits that changed data, and at most 16 MiB of them (a single commit of more
+ * than 4 MiB of keys is logged as "everything"). Writes, puts, fragment writes,
+ * documents, removes of records, fields and prefixes, clear, invalidation and
+ * document refreshes all note their changes the same way. Commits are numbered by
+ * LMDB's transaction id, which every process sees and which only grows; a commit that
+ * changes nothing (a rewrite of the same values) is not logged and wakes no watcher.
+ *
+ * A watcher holds an operation (or a fragment at a record key) with its variables and
+ * a callback. It reads at once, noting what the read used: each record it looked for
+ * (found or not) and each field it looked up (present or not). After a commit that
+ * changes one of those — found through an index from what reads used to watchers, not
+ * a scan of all watchers — it reads again and calls the callback when the result
+ * differs from the last one it got. Watchers' reads never miss for age: stale data is
+ * returned (NORMCACHE_STALE) and listed in "stale"; "earliestExpiry" says when the
+ * data starts to go stale, for the host to refresh on its own timer. A watcher never
+ * fetches.
+ *
+ * Commits made in this process (through any handle on the same file) reach the
+ * watchers of every handle of the file by themselves, after the commit. Commits made
+ * by other processes reach them when normcache_dispatch_changes is called: a process
+ * that wants them waits with normcache_wait_commit (or polls normcache_last_commit on
+ * its own timer) and then dispatches. A process that has fallen behind the log (more
+ * than 1024 commits, or a commit it cannot read) reads every watcher again: correct,
+ * only slower.
+ *
+ * Callbacks of one file run one at a time, with no lock of the library held: on the
+ * thread whose commit, normcache_watch or normcache_dispatch_changes finds no delivery
+ * in progress; that thread also delivers what other threads' commits queue meanwhile.
+ * A callback may read, write (its own commit is delivered after it returns), start
+ * watchers and stop them, itself included. A callback that blocks delays every
+ * delivery of the file in this process, never a write.
+ * ------------------------------------------------------------------------- */
+
+/** A watcher, made by normcache_watch and ended by normcache_unwatch. */
+typedef struct normcache_watcher normcache_watcher;
+
+/**
+ * A watcher's callback: gets each new result of the watched read, with its status.
+ * On NORMCACHE_OK, NORMCACHE_STALE or NORMCACHE_MISS, `result_json` is the whole
+ * result as normcache_read_ex gives it: {"data": <data, partial on a miss>,
+ * "missing": [...], "stale": [...], "oldestWrittenAt": <s>|null, "earliestExpiry":
+ * <s>|null}. When the read failed (a damaged record, out of memory), `status` is
+ * that error's code, `result_json` is NULL and `result_len` 0, and normcache_errmsg
+ * gives the message during the call. `result_json` is valid during the call only and
+ * not followed by a NUL byte: use `result_len`.
+ */
+typedef void (*normcache_watch_callback)(void *context, int status, const char *result_json, size_t result_len);
+
+/**
+ * normcache_watch — watch an operation's data (or a fragment's at a record key).
+ *
+ * `op` is an operation (key NULL/0) or a fragment (key the record to read it at);
+ * `variables_json` as for normcache_read. `callback` is called with `context` with the
+ * current result at once (before this returns, unless another thread is delivering),
+ * then with every different result after commits that change what the last read used
+ * (see the section above). The watcher keeps its own reference to the operation:
+ * normcache_op_free may be called right after.
+ *
+ * On success *out_watcher receives the watcher, to be ended with normcache_unwatch;
+ * on failure it is set to NULL and the callback is never called.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL or freed
+ * operation, NULL callback or out_watcher, a fragment without a key, an operation with
+ * one, an empty key, variables that do not fit the operation); NORMCACHE_EJSON
+ * (variables not JSON); NORMCACHE_ENOMEM.
+ */
+int normcache_watch(normcache *cache, normcache_op *op, const char *variables_json, size_t variables_len,
+                    const char *key, size_t key_len, normcache_watch_callback callback, void *context,
+                    normcache_watcher **out_watcher);
+
+/**
+ * normcache_unwatch — end a watcher and release it.
+ *
+ * After it returns the callback is not called again, except that a call of the
+ * watcher's own callback in progress on this thread (normcache_unwatch from inside it)
+ * returns as usual. Safe from any thread and from inside any callback. Closing the
+ * cache handle ends its watchers too (they are called no more), but each must still be
+ * released with normcache_unwatch. NULL is allowed and returns NORMCACHE_OK.
+ * In a child process after fork(), a watcher of the parent is released without
+ * touching the parent's state.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (a watcher already released or never made).
+ */
+int normcache_unwatch(normcache_watcher *watcher);
+
+/**
+ * normcache_last_commit — the id of the newest commit to the cache file, by any process.
+ *
+ * Ids only grow; a commit of any process makes it larger. Cheap: it reads the lock
+ * file's shared memory, no system call and no transaction.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL out_commit).
+ */
+int normcache_last_commit(normcache *cache, uint64_t *out_commit);
+
+/**
+ * normcache_changes_since — what the commits after `commit` changed, from the log.
+ *
+ * *out_json receives {"through": <the newest commit>, "complete": <bool>,
+ * "commits": [{"commit": <id>, "fields": ["Post:1.title", ...], "records":
+ * ["Post:2", ...], "prefixes": ["Comment:", ...], "all": <bool>}, ...]}, oldest first,
+ * only commits that changed data. "complete" is false when the log no longer reaches
+ * back to `commit` (or the file has no log: one opened read-only before any writer of
+ * this version): anything may have changed. "all" is true for a clear, or a commit too
+ * large to list. Release it with normcache_free; on failure *out_json is NULL.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL out_json or
+ * out_len); NORMCACHE_ENOTCACHE (a damaged log entry); NORMCACHE_ESTORAGE;
+ * NORMCACHE_ENOMEM.
+ */
+int normcache_changes_since(normcache *cache, uint64_t commit, char **out_json, size_t *out_len);
+
+/**
+ * normcache_wait_commit — wait for a commit newer than `after`, by any process.
+ *
+ * Returns at once when the file already has one. Otherwise it polls
+ * normcache_last_commit — every 0.1 ms at first, backing off to every 5 ms — until one
+ * lands or `timeout_ms` pass (0: look once). LMDB offers no commit notification that
+ * other processes can wait on portably, and a poll of shared memory costs no system
+ * call, so a commit is seen within about 5 ms, at the cost of a few wake-ups a
+ * second while waiting. normcache_interrupt stops it. *out_commit (when out_commit is
+ * not NULL) receives the newest commit's id, also on a timeout.
+ *
+ * Returns NORMCACHE_OK (a newer commit exists); NORMCACHE_TIMEOUT; NORMCACHE_INTERRUPTED;
+ * NORMCACHE_EINVAL (NULL or closed handle, a negative timeout).
+ */
+int normcache_wait_commit(normcache *cache, uint64_t after, int timeout_ms, uint64_t *out_commit);
+
+/**
+ * normcache_dispatch_changes — hand other processes' commits to this process's watchers.
+ *
+ * Reads the log for the commits made since the watchers of the file in this process
+ * last heard, wakes the watchers they touch, and delivers their new results (on this
+ * thread, unless another thread is delivering). This process's own commits need no
+ * dispatch. *out_commit (when not NULL) receives the newest commit now handed over.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle).
+ */
+int normcache_dispatch_changes(normcache *cache, uint64_t *out_commit);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@ enum StatusText {
         case NORMCACHE_NOTFOUND: return "not found"
         case NORMCACHE_STALE: return "stale data"
         case NORMCACHE_NOTSTORED: return "not stored: the response said no-store"
+        case NORMCACHE_TIMEOUT: return "timed out"
         case NORMCACHE_EINVAL: return "invalid argument"
         case NORMCACHE_EJSON: return "malformed JSON"
         case NORMCACHE_EDOCUMENT: return "invalid GraphQL document"

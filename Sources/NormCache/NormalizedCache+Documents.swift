@@ -76,6 +76,7 @@ extension NormalizedCache {
                 _ = try Writer(store: store, encoder: RecordEncoder(metadata: metadata)).merge(entities, in: txn, reportingChanges: false)
             }
             try txn.setRecord(key, record)
+            txn.changes?.noteRecord(key)
         }
     }
 

@@ -60,6 +60,7 @@ extension NormalizedCache {
         _ = try RecordEncoder.rewrite(view, into: &out, key: key) { index, entry in
             guard only == nil || only == index, let metadata = FieldMetadata(entry.metadata) else { return .keep }
             marked += 1
+            txn.changes?.noteField(record: key, field: entry.key)
             return .metadata(FieldMetadata(writtenAt: metadata.writtenAt, expiresAt: min(metadata.expiresAt ?? .max, now), isInvalidated: true))
         }
         try txn.setRecord(key, out.bytes)

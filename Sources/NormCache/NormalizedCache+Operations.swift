@@ -226,10 +226,12 @@ extension NormalizedCache {
 
     /// Reads the object at record `key` through `operation` within `txn` (a read's, or a
     /// write's that reads back what it wrote) and hands the reader to `finish`.
+    /// `tracking`, the reader notes what it used (`Reader.dependencies`).
     func read<R>(_ operation: PreparedOperation, at key: String, in txn: StoreTransaction, context: SelectionContext,
-                 freshness: FreshnessCheck, prefix: StaticString? = nil,
+                 freshness: FreshnessCheck, prefix: StaticString? = nil, tracking: Bool = false,
                  _ finish: (inout Reader) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         var reader = Reader(context: context, txn: txn, freshness: freshness, expectedBytes: operation.outputSizeHint, prefix: prefix)
+        if tracking { reader.dependencies = ReadDependencies() }
         try reader.read(rootKey: key, rootType: operation.rootType, plan: operation.plan, isOperationRoot: operation.rootKey != nil)
         try reader.out.check(while: "writing the data of a read")
         operation.outputSizeHint = reader.out.count
@@ -280,7 +282,7 @@ extension NormalizedCache {
     }
 
     /// Checks that `fragment` is a fragment and `key` a record key, for a fragment read.
-    private static func checkFragment(fragment: PreparedOperation, key: String) throws(NormCacheError) {
+    static func checkFragment(fragment: PreparedOperation, key: String) throws(NormCacheError) {
         guard case .fragment = fragment.root else {
             throw NormCacheError(.invalidArgument, "'\(fragment.name ?? "the operation")' is an operation, not a fragment: read it without a record key (an operation read)")
         }

@@ -106,6 +106,7 @@ extension NormalizedCache {
             var out = ByteBuffer(capacity: stored.count)
             _ = try RecordEncoder.rewrite(view, into: &out, key: key) { position, _ in position == index ? .drop : .keep }
             try txn.setRecord(key, out.bytes)
+            txn.changes?.noteField(record: key, field: field)
             return true
         }
     }

@@ -63,6 +63,7 @@ extension NormalizedCache {
                                                    metadata: metadata)
             try Self.restamp(entities, writtenAt: written.writtenAt, with: metadata, in: txn)
             try txn.setRecord(key, record.bytes)
+            txn.changes?.noteRecord(key)
             return .refreshed
         }
     }
@@ -88,6 +89,7 @@ extension NormalizedCache {
                     }
                     guard times.writtenAt == writtenAt else { return .keep }
                     restamped = true
+                    txn.changes?.noteField(record: key, field: field.key)
                     var reader = ByteReader(field.value)
                     if !FieldValue.collectReferences(&reader, into: &pending) || !reader.isAtEnd { damaged = true }
                     return .metadata(metadata)

@@ -87,12 +87,17 @@ public final class NormalizedCache: @unchecked Sendable {
         return try body()
     }
 
-    /// Closes the cache once calls in progress on other threads end. Later calls fail
-    /// with `.invalidArgument`. Returns false when it was already closed.
+    /// Closes the cache once calls in progress on other threads end, and ends the
+    /// watchers made through it. Later calls fail with `.invalidArgument`. Returns
+    /// false when it was already closed.
     @discardableResult
     public func close() -> Bool {
-        store.close()
+        store.changeHub.cancelWatchers(of: self)
+        return store.close()
     }
+
+    /// Whether the handle is closed.
+    var isClosed: Bool { store.closed }
 
     /// Replaces the clock of this handle — what writes stamp on fields and reads judge
     /// freshness by — with `clock`, seconds since 1970; nil brings back the system

@@ -112,3 +112,13 @@ extension ByteBuffer {
         append(UInt8(ascii: "]"))
     }
 }
+
+extension ReadResult {
+    /// The result as one JSON object, as `normcache_read_ex` gives it
+    /// (`ByteBuffer.appendResult`).
+    package var json: [UInt8] {
+        var out = ByteBuffer(capacity: (data?.count ?? 0) + 128)
+        out.appendResult(self)
+        return out.array
+    }
+}

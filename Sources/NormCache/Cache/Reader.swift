@@ -35,6 +35,8 @@ struct Reader: ~Copyable {
     var reportedEarliestExpiry: UInt64? { earliestExpiry == .max ? nil : earliestExpiry }
     /// The data read so far, as JSON.
     var out = ByteBuffer()
+    /// What the read used, noted when not nil (a watcher's read).
+    var dependencies: ReadDependencies?
 
     private var depth = 0
     /// Looks at the handle's interrupt flag every few hundred objects.
@@ -95,6 +97,7 @@ struct Reader: ~Copyable {
             guard let view = RecordView(stored) else { throw txn.damaged(key) }
             record = view
         } else if !(isRoot && rootTyped) {
+            dependencies?.noteRecord(key, present: false)
             noteMissing(.absent, record: key, field: nil)
             out.append("null")
             return
@@ -123,6 +126,7 @@ struct Reader: ~Copyable {
             metadata.truncate(to: frame)
         }
         if let record { try lookUp(shape, in: record, key: key, frame: frame) }
+        if dependencies != nil { noteDependencies(key, present: record != nil, shape: shape, typename: typename != nil) }
 
         out.append(UInt8(ascii: "{"))
         var first = true
@@ -198,6 +202,17 @@ struct Reader: ~Copyable {
             values[frame + index] = entry.value
             metadata[frame + index] = entry.metadata
         }
+    }
+
+    /// Notes what the object of record `key` read through `shape` used: the record, the
+    /// fields looked up, its typename when read.
+    private mutating func noteDependencies(_ key: UnsafeRawBufferPointer, present: Bool, shape: ObjectShape, typename: Bool) {
+        dependencies?.noteRecord(key, present: present)
+        guard present else { return }
+        for slot in 0..<shape.lookupOrder.count {
+            dependencies?.noteField(record: key, field: shape.fields[Int(shape.lookupOrder[slot])].storageKey)
+        }
+        if typename { dependencies?.noteField(record: key, field: ObjectShape.typenameKey) }
     }
 
     /// Whether the stored field `field` (metadata bytes `metadata`, max age `maxAge`) can

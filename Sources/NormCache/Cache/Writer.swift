@@ -19,13 +19,15 @@ struct Writer {
     }
 
     /// Merges `batch` within `txn`, a write transaction of the caller's; returns the
-    /// changed fields, to be named by `names(of:in:)`.
+    /// changed fields, to be named by `names(of:in:)`. The transaction's change set
+    /// notes them whether reported or not.
     func merge(_ batch: borrowing RecordBatch, in txn: StoreTransaction, reportingChanges: Bool) throws(NormCacheError) -> [Change] {
         let order = batch.recordsInKeyOrder()
         var changes: [Change] = []
         var merged = ByteBuffer()
         var session = try RecordWriteSession(txn)
         var interruptCheck = InterruptCheck()
+        let log = txn.changes
         for recordIndex in order {
             try interruptCheck.pass()
             let record = batch.records[Int(recordIndex)]
@@ -36,13 +38,15 @@ struct Writer {
             switch try session.place(key, reserving: size) {
             case .reserved(let room):
                 encoder.write(fields, of: batch, to: room)
-                if reportingChanges {
-                    for field in 0..<fields.count { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
+                for field in 0..<fields.count {
+                    log?.noteField(record: key, field: fields[field].keyBytes)
+                    if reportingChanges { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
                 }
             case .existing(let stored):
                 CacheLines.prefetch(stored)
                 guard let view = RecordView(stored) else { throw txn.damaged(key) }
                 let rewrite = try encoder.merge(view, fields, of: batch, into: &merged, key: key) { field in
+                    log?.noteField(record: key, field: fields[field].keyBytes)
                     if reportingChanges { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
                 }
                 if rewrite { try session.replace(key, with: merged.bytes) }

@@ -186,6 +186,10 @@ typealias LMDBDatabase = MDB_dbi
 struct LMDBTransaction {
     fileprivate let handle: OpaquePointer
 
+    /// The transaction's id: of a read transaction, the commit its snapshot shows; of
+    /// a write transaction, the id its commit will have.
+    var id: UInt64 { UInt64(mdb_txn_id(handle)) }
+
     /// Opens a named database, creating it when `create` is set.
     func open(database name: String?, create: Bool) throws(LMDBError) -> LMDBDatabase {
         var dbi: MDB_dbi = 0

@@ -63,9 +63,12 @@ final class RecordStore: @unchecked Sendable {
     /// what `body` wrote is seen only by itself and dropped); on any error nothing is
     /// written (see `SharedEnvironment.write`). The handle's write check runs first in
     /// the transaction unless not `checked`.
+    ///
+    /// Once the commit is done and no lock held, the watchers of the file in this
+    /// process hear of what it changed (`ChangeHub`).
     func write<R>(reserving bytes: Int = 0, committing: Bool = true, checked: Bool = true,
                   _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
-        try whileOpen { () throws(NormCacheError) in
+        let (result, commit) = try whileOpen { () throws(NormCacheError) in
             guard !options.readOnly else { throw NormCacheError(.readOnly, "'\(path)' is open read-only") }
             guard checked, let writeCheck else { return try shared.write(reserving: bytes, committing: committing, body) }
             return try shared.write(reserving: bytes, committing: committing) { (txn) throws(NormCacheError) -> R in
@@ -73,6 +76,16 @@ final class RecordStore: @unchecked Sendable {
                 return try body(txn)
             }
         }
+        if let commit { changeHub.published(commit, store: self) }
+        return result
+    }
+
+    /// The watchers of the file in this process.
+    var changeHub: ChangeHub { shared.changeHub }
+
+    /// The id of the file's newest commit, by any process.
+    func lastCommit() throws(NormCacheError) -> UInt64 {
+        try whileOpen { () throws(NormCacheError) in try shared.lastCommit() }
     }
 
     /// The map size, page size and bytes of pages in use.
@@ -95,6 +108,14 @@ final class RecordStore: @unchecked Sendable {
 
     /// The durability of the file's commits in this process.
     var durability: CacheOptions.Durability { shared.durability }
+
+    /// Whether the handle is closed.
+    var closed: Bool { state.withSharedAccess { isClosed } }
+
+    /// Throws `.invalidArgument` when the handle is closed.
+    func checkOpen() throws(NormCacheError) {
+        try whileOpen { () throws(NormCacheError) in }
+    }
 
     private func whileOpen<R>(_ body: () throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         try state.withSharedAccess { () throws(NormCacheError) -> R in

@@ -38,6 +38,11 @@ final class SharedEnvironment: @unchecked Sendable {
     private var environment: LMDBEnvironment?
     private var records: LMDBDatabase = 0
     private var meta: LMDBDatabase = 0
+    /// The commit log (`StoreTransaction+CommitLog`); nil in a file opened read-only
+    /// before a writer of this version created it.
+    private var log: LMDBDatabase?
+    /// The watchers of this file in this process, which every commit here wakes.
+    let changeHub = ChangeHub()
     private let owner = getpid()
     private let access = ReadWriteLock()
     private let writers = Mutex()
@@ -142,6 +147,22 @@ final class SharedEnvironment: @unchecked Sendable {
         }
         try checkFlags(txn, records, "records")
         self.records = records
+        try openCommitLog(txn)
+    }
+
+    /// Opens the commit log, creating it (and its floor, this transaction's id) when
+    /// the file has none and is open for writing.
+    private func openCommitLog(_ txn: LMDBTransaction) throws(NormCacheError) {
+        if let log = try lmdb("opening the commit log", { () throws(LMDBError) in try optionalDatabase(txn, "changes") }) {
+            try checkFlags(txn, log, "changes")
+            self.log = log
+            return
+        }
+        guard !readOnly else { return }
+        let log = try lmdb("creating the commit log") { () throws(LMDBError) in try txn.open(database: "changes", create: true) }
+        self.log = log
+        try StoreTransaction(txn: txn, records: records, meta: meta, path: path, keySalt: keySalt, mapped: nil, fullMap: nil,
+                             log: log, changes: nil).startCommitLog()
     }
 
     /// Creates the databases of a new cache; only an empty LMDB file can become one.
@@ -166,6 +187,7 @@ final class SharedEnvironment: @unchecked Sendable {
             }
             return (meta, try txn.open(database: "records", create: true))
         }
+        try openCommitLog(txn)
     }
 
     /// Refuses a database whose flags (DUPSORT, INTEGERKEY, ...) would change how keys
@@ -219,7 +241,7 @@ final class SharedEnvironment: @unchecked Sendable {
                     throw NormCacheError(error, path: path)
                 }
                 defer { txn.abort() }
-                return try body(transaction(txn, environment, fullMap: nil))
+                return try body(transaction(txn, environment, fullMap: nil, changes: nil))
             }
             if let outcome { return outcome }
             try adoptGrownMap()
@@ -235,14 +257,16 @@ final class SharedEnvironment: @unchecked Sendable {
     /// `committing`, the transaction is aborted after `body` (what it wrote is dropped).
     /// A write whose handle was interrupted (`InterruptCheck`) by the end of `body` is
     /// aborted, not committed.
+    /// Returns, beside `body`'s result, the commit when it changed anything, for the
+    /// caller to hand to `changeHub` once it holds no lock.
     func write<R>(reserving bytes: Int = 0, committing: Bool = true,
-                  _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
-        try writers.withLock { () throws(NormCacheError) -> R in
+                  _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> (result: R, commit: Commit?) {
+        try writers.withLock { () throws(NormCacheError) -> (result: R, commit: Commit?) in
             try makeRoom(for: bytes)
             var resizes = 0
             while true {
                 switch try attemptWrite(committing: committing, body) {
-                case .done(let result): return result
+                case .done(let result, let commit): return (result, commit)
                 case .mapFull: try growMap()
                 case .mapResized:
                     resizes += 1
@@ -254,7 +278,7 @@ final class SharedEnvironment: @unchecked Sendable {
     }
 
     private enum WriteAttempt<R> {
-        case done(R)
+        case done(R, Commit?)
         case mapFull
         case mapResized
     }
@@ -271,11 +295,16 @@ final class SharedEnvironment: @unchecked Sendable {
                 throw NormCacheError(error, path: path)
             }
             let fullMap = FullMapSignal()
+            let changes = ChangeSet()
             let result: R
             do throws(NormCacheError) {
-                result = try body(transaction(txn, environment, fullMap: fullMap))
+                let store = transaction(txn, environment, fullMap: fullMap, changes: changes)
+                result = try body(store)
                 // The last moment an interrupt stops a write: after it, the commit.
                 if committing { try InterruptCheck.now() }
+                if committing, !changes.isEmpty {
+                    try changes.withLogEntry { (entry) throws(NormCacheError) in try store.appendToCommitLog(entry) }
+                }
             } catch {
                 txn.abort()
                 if fullMap.isRaised { return .mapFull }
@@ -283,8 +312,9 @@ final class SharedEnvironment: @unchecked Sendable {
             }
             guard committing else {
                 txn.abort()
-                return .done(result)
+                return .done(result, nil)
             }
+            let id = txn.id
             // A failed commit has already ended the transaction: it must not be aborted.
             do throws(LMDBError) {
                 try txn.commit()
@@ -292,16 +322,18 @@ final class SharedEnvironment: @unchecked Sendable {
                 guard error.status != .mapFull else { return .mapFull }
                 throw NormCacheError(error, path: path)
             }
-            return .done(result)
+            return .done(result, changes.isEmpty ? nil : Commit(id: id, changes: changes))
         }
     }
 
-    private func transaction(_ txn: LMDBTransaction, _ environment: LMDBEnvironment, fullMap: FullMapSignal?) -> StoreTransaction {
+    private func transaction(_ txn: LMDBTransaction, _ environment: LMDBEnvironment, fullMap: FullMapSignal?,
+                             changes: ChangeSet?) -> StoreTransaction {
         let info = environment.info()
         let mapped = UnsafeRawPointer(info.me_mapaddr).map { start in
             UnsafeRawBufferPointer(start: start, count: Self.usedBytes(environment) ?? 0)
         }
-        return StoreTransaction(txn: txn, records: records, meta: meta, path: path, keySalt: keySalt, mapped: mapped, fullMap: fullMap)
+        return StoreTransaction(txn: txn, records: records, meta: meta, path: path, keySalt: keySalt, mapped: mapped, fullMap: fullMap,
+                                log: log, changes: changes)
     }
 
     // MARK: The map
@@ -312,6 +344,12 @@ final class SharedEnvironment: @unchecked Sendable {
             let environment = try openEnvironment()
             return (environment.info().me_mapsize, environment.pageSize, Self.usedBytes(environment) ?? 0)
         }
+    }
+
+    /// The id of the file's newest commit, by any process (LMDB's last transaction id:
+    /// read from the lock file's shared memory, no system call).
+    func lastCommit() throws(NormCacheError) -> UInt64 {
+        try access.withSharedAccess { () throws(NormCacheError) in UInt64(try openEnvironment().info().me_last_txnid) }
     }
 
     /// The reader slots of every process: how many are in use (after the slots of dead

@@ -71,6 +71,7 @@ extension StoreTransaction {
             entry = try walk.deleteAndNext()
             removed += 1
         }
+        if removed > 0 { changes?.notePrefix(prefix) }
         return removed
     }
 }

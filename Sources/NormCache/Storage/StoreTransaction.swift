@@ -19,6 +19,13 @@ struct StoreTransaction {
     let mapped: UnsafeRawBufferPointer?
     /// Of a write transaction: raised when a call finds the map full.
     let fullMap: FullMapSignal?
+    /// The commit log database (see `StoreTransaction+CommitLog`), nil when the file has
+    /// none.
+    let log: LMDBDatabase?
+    /// Of a write transaction: what it changed, for the commit log and the watchers.
+    /// Every method here that removes records notes it; a caller that changes fields
+    /// notes them itself (`Writer`).
+    let changes: ChangeSet?
 
     /// The library's error for a failed LMDB call of this transaction; notes a full map.
     func failure(_ error: LMDBError) -> NormCacheError {
@@ -76,16 +83,24 @@ struct StoreTransaction {
 
     /// Deletes the record `key`; returns false when there was none.
     func removeRecord(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> Bool {
-        guard key.count > StorageKey.directLimit else { return try lmdb { () throws(LMDBError) in try txn.delete(records, key) } }
-        guard try record(key) != nil else { return false }
-        return try lmdb { () throws(LMDBError) in
-            try StorageKey.longKey(for: key, salt: keySalt).withBytes { (stored) throws(LMDBError) in try txn.delete(records, stored) }
+        let removed: Bool
+        if key.count > StorageKey.directLimit {
+            guard try record(key) != nil else { return false }
+            removed = try lmdb { () throws(LMDBError) in
+                try StorageKey.longKey(for: key, salt: keySalt).withBytes { (stored) throws(LMDBError) in try txn.delete(records, stored) }
+            }
+        } else {
+            removed = try lmdb { () throws(LMDBError) in try txn.delete(records, key) }
         }
+        if removed { changes?.noteRecord(key) }
+        return removed
     }
 
     /// Deletes every record.
     func removeAllRecords() throws(NormCacheError) {
+        guard try recordCount() > 0 else { return }
         try lmdb { () throws(LMDBError) in try txn.empty(records) }
+        changes?.noteEverything()
     }
 
     /// The number of records.

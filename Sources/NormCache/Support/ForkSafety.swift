@@ -30,6 +30,8 @@ package final class ForkSafety: Sendable {
     package let cacheHandles = Mutex()
     /// The lock of the C interface's table of prepared operations.
     package let operationHandles = Mutex()
+    /// The lock of the C interface's table of watchers.
+    package let watchHandles = Mutex()
     /// The lock of the pool of interrupt flags (`InterruptFlag`).
     let interruptFlags = Mutex()
     #if NORMCACHE_FAULT_INJECTION
@@ -40,9 +42,9 @@ package final class ForkSafety: Sendable {
     /// Every lock, in the order fork() takes them.
     private var all: [Mutex] {
         #if NORMCACHE_FAULT_INJECTION
-        [registry, cacheHandles, operationHandles, interruptFlags, faults]
+        [registry, cacheHandles, operationHandles, watchHandles, interruptFlags, faults]
         #else
-        [registry, cacheHandles, operationHandles, interruptFlags]
+        [registry, cacheHandles, operationHandles, watchHandles, interruptFlags]
         #endif
     }
 

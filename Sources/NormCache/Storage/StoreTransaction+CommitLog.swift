@@ -1,0 +1,110 @@
+/// The commit log: a bounded run of the most recent commits' change entries (opaque
+/// bytes here, `ChangeSet`'s), keyed by commit id (the LMDB transaction id, 8 bytes
+/// big-endian, so that key order is commit order), written in the same transaction as
+/// the data they describe. Another process learns from it exactly what changed since
+/// the commit it last saw.
+///
+/// The log keeps at most `maximumEntries` entries and `maximumBytes` bytes of them;
+/// the oldest go first. The meta entry `log_floor` is the newest commit whose entry may
+/// be gone (trimmed, or before the log existed): a reader that last saw a commit
+/// below it has fallen behind the log.
+extension StoreTransaction {
+    /// The most entries the log keeps.
+    static let maximumLogEntries = 1024
+    /// The most bytes of entries the log keeps.
+    static let maximumLogBytes = 16 << 20
+
+    /// Appends `entry` as the log entry of this write transaction's commit, and trims
+    /// the oldest entries past the bounds.
+    func appendToCommitLog(_ entry: UnsafeRawBufferPointer) throws(NormCacheError) {
+        guard let log else { return }
+        let id = txn.id
+        var bytes = try logBytes() + entry.count
+        try lmdb { () throws(LMDBError) in
+            try Self.logKey(id).withBytes { (key) throws(LMDBError) in try txn.put(log, key, entry) }
+        }
+        var entries = try lmdb { () throws(LMDBError) in try txn.count(log) }
+        guard entries > Self.maximumLogEntries || bytes > Self.maximumLogBytes else { return try setLogBytes(bytes) }
+        let cursor = try lmdb { () throws(LMDBError) in try txn.cursor(log) }
+        defer { cursor.close() }
+        var floor = try logFloor()
+        while entries > 1, entries > Self.maximumLogEntries || bytes > Self.maximumLogBytes,
+              let (key, value) = try lmdb({ () throws(LMDBError) in try cursor.first() }) {
+            guard let commit = Self.commit(key) else { throw damaged(key) }
+            bytes -= value.count
+            floor = max(floor, commit)
+            try lmdb { () throws(LMDBError) in try cursor.deleteCurrent() }
+            entries -= 1
+        }
+        try setLogBytes(max(bytes, 0))
+        try setLogFloor(floor)
+    }
+
+    /// The id of the newest commit whose entry the log may lack; 0 without a log.
+    /// A damaged floor counts as the newest possible commit: every reader is behind.
+    func logFloor() throws(NormCacheError) -> UInt64 {
+        guard let value = try metaValue("log_floor") else { return 0 }
+        return Self.littleEndian(value) ?? .max
+    }
+
+    /// Starts the log of a file that has none: commits up to this transaction's are
+    /// not in it.
+    func startCommitLog() throws(NormCacheError) {
+        try setLogFloor(txn.id)
+        try setLogBytes(0)
+    }
+
+    /// Whether the file has a commit log (one opened read-only before any writer of
+    /// this version created it has none).
+    var hasCommitLog: Bool { log != nil }
+
+    /// Calls `visit` with the id and entry of each logged commit after `commit`, in
+    /// commit order.
+    func forEachLoggedCommit(after commit: UInt64,
+                             _ visit: (UInt64, UnsafeRawBufferPointer) throws(NormCacheError) -> Void) throws(NormCacheError) {
+        guard let log else { return }
+        let cursor = try lmdb { () throws(LMDBError) in try txn.cursor(log) }
+        defer { cursor.close() }
+        guard commit < .max else { return }
+        var entry = try Self.logKey(commit + 1).withBytes { (start) throws(NormCacheError) in
+            try lmdb { () throws(LMDBError) in try cursor.seek(atOrAfter: start) }
+        }
+        while let (key, value) = entry {
+            guard let id = Self.commit(key) else { throw damaged(key) }
+            try visit(id, try checked(value, key))
+            entry = try lmdb { () throws(LMDBError) in try cursor.next() }
+        }
+    }
+
+    private func logBytes() throws(NormCacheError) -> Int {
+        Int(clamping: try metaValue("log_bytes").flatMap(Self.littleEndian) ?? 0)
+    }
+
+    private func setLogBytes(_ bytes: Int) throws(NormCacheError) {
+        try Self.littleEndianBytes(UInt64(bytes)).withBytes { (value) throws(NormCacheError) in try setMetaValue("log_bytes", value) }
+    }
+
+    private func setLogFloor(_ commit: UInt64) throws(NormCacheError) {
+        try Self.littleEndianBytes(commit).withBytes { (value) throws(NormCacheError) in try setMetaValue("log_floor", value) }
+    }
+
+    /// The log key of commit `id`: its 8 bytes, most significant first.
+    private static func logKey(_ id: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: id >> UInt64(56 - 8 * $0)) }
+    }
+
+    /// The commit id of a log key, nil when it is not 8 bytes.
+    private static func commit(_ key: UnsafeRawBufferPointer) -> UInt64? {
+        guard key.count == 8 else { return nil }
+        return key.reduce(0) { ($0 << 8) | UInt64($1) }
+    }
+
+    private static func littleEndian(_ value: UnsafeRawBufferPointer) -> UInt64? {
+        guard value.count == 8 else { return nil }
+        return value.reversed().reduce(0) { ($0 << 8) | UInt64($1) }
+    }
+
+    private static func littleEndianBytes(_ value: UInt64) -> [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: value >> UInt64(8 * $0)) }
+    }
+}
