@@ -1756,8 +1756,9 @@ int normcache_unwatch(normcache_watcher *watcher);
 /**
  * normcache_last_commit — the id of the newest commit to the cache file, by any process.
  *
- * Ids only grow; a commit of any process makes it larger. Cheap: it reads the lock
- * file's shared memory, no system call and no transaction.
+ * The newest commit a read begun now sees. Ids only grow; a commit of any process
+ * makes it larger. Cheap: the begin and end of a read transaction (about a
+ * microsecond, no system call).
  *
  * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL out_commit).
  */
@@ -1786,9 +1787,10 @@ int normcache_changes_since(normcache *cache, uint64_t commit, char **out_json, 
  * Returns at once when the file already has one. Otherwise it polls
  * normcache_last_commit — every 0.1 ms at first, backing off to every 5 ms — until one
  * lands or `timeout_ms` pass (0: look once). LMDB offers no commit notification that
- * other processes can wait on portably, and a poll of shared memory costs no system
- * call, so a commit is seen within about 5 ms, at the cost of a few wake-ups a
- * second while waiting. normcache_interrupt stops it. *out_commit (when out_commit is
+ * other processes can wait on portably (its lock file's memory layout is private, and
+ * a FIFO or futex beside it would be a second protocol every writer must follow), and
+ * a poll costs no system call, so a commit is seen within about 5 ms, at the cost of
+ * at most 200 wake-ups a second while waiting. normcache_interrupt stops it. *out_commit (when out_commit is
  * not NULL) receives the newest commit's id, also on a timeout.
  *
  * Returns NORMCACHE_OK (a newer commit exists); NORMCACHE_TIMEOUT; NORMCACHE_INTERRUPTED;

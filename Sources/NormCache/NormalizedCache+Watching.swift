@@ -58,8 +58,9 @@ extension NormalizedCache {
         }
     }
 
-    /// The id of the newest commit to the file, by any process: a number that grows
-    /// with every commit, cheap to ask (no system call).
+    /// The id of the newest commit to the file, by any process, that a read begun now
+    /// sees: a number that grows with every commit, cheap to ask (a read transaction's
+    /// begin, no system call).
     public func lastCommit() throws(NormCacheError) -> UInt64 {
         try store.lastCommit()
     }

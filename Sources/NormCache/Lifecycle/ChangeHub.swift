@@ -135,22 +135,26 @@ final class ChangeHub: @unchecked Sendable {
             let from = lock.withLock { seen }
             guard commit.id > from else { return }
             var touches: [(Touch, UInt64)] = []
-            if commit.id > from + 1 { touches = loggedTouches(after: from, through: commit.id - 1, store: store) }
+            if commit.id > from + 1 { touches = loggedTouches(after: from, through: commit.id - 1, store: store).touches }
             commit.changes.forEachChange { change in Self.touches(of: change, commit: commit.id, into: &touches) }
             refresh(touched(touches, seen: commit.id))
         case .external(let through):
             let from = lock.withLock { seen }
             guard through > from else { return }
-            refresh(touched(loggedTouches(after: from, through: through, store: store), seen: through))
+            let logged = loggedTouches(after: from, through: through, store: store)
+            refresh(touched(logged.touches, seen: logged.reached))
         }
     }
 
-    /// What the logged commits after `after`, up to `through`, touch: everything, when
-    /// the log cannot tell (it lacks commits after `after`, or cannot be read).
-    private func loggedTouches(after: UInt64, through: UInt64, store: RecordStore) -> [(Touch, UInt64)] {
+    /// What the logged commits after `after`, up to `through`, touch, and the newest
+    /// commit that covers (`through`, or older when the read's snapshot is): everything,
+    /// when the log cannot tell (it lacks commits after `after`, or cannot be read).
+    private func loggedTouches(after: UInt64, through: UInt64, store: RecordStore) -> (touches: [(Touch, UInt64)], reached: UInt64) {
         var touches: [(Touch, UInt64)] = []
+        var reached = through
         do throws(NormCacheError) {
             try store.read { (txn) throws(NormCacheError) in
+                reached = min(through, txn.txn.id)
                 guard txn.hasCommitLog, try txn.logFloor() <= after else {
                     touches.append((.everyWatcher, through))
                     return
@@ -164,7 +168,7 @@ final class ChangeHub: @unchecked Sendable {
         } catch {
             touches.append((.everyWatcher, through))
         }
-        return touches
+        return (touches, reached)
     }
 
     /// Notes what `change`, of commit `commit`, touches.
@@ -205,8 +209,7 @@ final class ChangeHub: @unchecked Sendable {
 
     /// Reads `woken` again, delivers what changed, and re-indexes them.
     private func refresh(_ woken: [Watcher]) {
-        for watcher in woken {
-            guard !isCancelled(watcher) else { continue }
+        for watcher in woken where !isCancelled(watcher) {
             guard let read = watcher.refresh() else {
                 cancel(watcher)
                 continue

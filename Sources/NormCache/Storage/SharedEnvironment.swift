@@ -346,10 +346,12 @@ final class SharedEnvironment: @unchecked Sendable {
         }
     }
 
-    /// The id of the file's newest commit, by any process (LMDB's last transaction id:
-    /// read from the lock file's shared memory, no system call).
+    /// The id of the file's newest commit, by any process, that a read begun now sees:
+    /// the snapshot of a read transaction. (The meta page's id, `me_last_txnid`, runs a
+    /// moment ahead while another process commits: its meta page is written before
+    /// readers are shown it.)
     func lastCommit() throws(NormCacheError) -> UInt64 {
-        try access.withSharedAccess { () throws(NormCacheError) in UInt64(try openEnvironment().info().me_last_txnid) }
+        try read { (txn) throws(NormCacheError) in txn.txn.id }
     }
 
     /// The reader slots of every process: how many are in use (after the slots of dead
