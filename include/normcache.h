@@ -1664,8 +1664,8 @@ int normcache_export(normcache *cache, int format, char **out_json, size_t *out_
 /* ---------------------------------------------------------------------------
  * Watchers and the commit log
  *
- * Every commit that changes data notes what it changed — the fields of records
- * ("Post:1.title"), whole records removed or replaced, key prefixes removed, or
+ * Every commit that changes data notes what it changed — the fields of stored records
+ * ("Post:1.title"), whole records created, replaced or removed, key prefixes removed, or
  * "everything" (normcache_clear, or a commit too large to list) — and keeps that, in
  * the same transaction as the data, in a bounded log inside the cache file: the last
  * 1024 commits that changed data, and at most 16 MiB of them (a single commit of more
@@ -1770,7 +1770,9 @@ int normcache_last_commit(normcache *cache, uint64_t *out_commit);
  * *out_json receives {"through": <the newest commit>, "complete": <bool>,
  * "commits": [{"commit": <id>, "fields": ["Post:1.title", ...], "records":
  * ["Post:2", ...], "prefixes": ["Comment:", ...], "all": <bool>}, ...]}, oldest first,
- * only commits that changed data. "complete" is false when the log no longer reaches
+ * only commits that changed data: "fields" the fields changed in records that were
+ * stored before, "records" those created, replaced or removed as a whole (every field
+ * may have changed), "prefixes" the key prefixes removed. "complete" is false when the log no longer reaches
  * back to `commit` (or the file has no log: one opened read-only before any writer of
  * this version): anything may have changed. "all" is true for a clear, or a commit too
  * large to list. Release it with normcache_free; on failure *out_json is NULL.

@@ -51,10 +51,11 @@ public struct CommitChanges: Equatable, Sendable {
 public struct LoggedCommit: Equatable, Sendable {
     /// The commit's id (as `NormalizedCache.lastCommit` counts).
     public var id: UInt64
-    /// The fields it changed, `recordKey.fieldKey` (`Post:1.title`), in the order the
-    /// commit noted them.
+    /// The fields it changed in records that it did not create (`records` has those),
+    /// `recordKey.fieldKey` (`Post:1.title`), in the order the commit noted them.
     public var fields: [String]
-    /// The records it removed or replaced as a whole.
+    /// The records it created, replaced or removed as a whole: every field of each may
+    /// have changed.
     public var records: [String]
     /// The key prefixes whose records it removed.
     public var prefixes: [String]

@@ -140,8 +140,8 @@ static void test_commit_log(void)
     CHECK(after == before + 1);
     CHECK_OK(normcache_changes_since(cache, before, &json, &len));
     snprintf(expected, sizeof expected,
-             "{\"through\":%llu,\"complete\":true,\"commits\":[{\"commit\":%llu,\"fields\":[\"Pet:1.age\",\"Pet:1.name\",\"Pet:2.name\"],"
-             "\"records\":[],\"prefixes\":[],\"all\":false}]}",
+             "{\"through\":%llu,\"complete\":true,\"commits\":[{\"commit\":%llu,\"fields\":[],"
+             "\"records\":[\"Pet:1\",\"Pet:2\"],\"prefixes\":[],\"all\":false}]}",
              (unsigned long long)after, (unsigned long long)after);
     CHECK_STR(json, len, expected);
     normcache_free(json);
@@ -155,6 +155,16 @@ static void test_commit_log(void)
     CHECK_STR(json, len, expected);
     normcache_free(json);
 
+    CHECK_OK(normcache_put(cache, "{\"Pet:1\": {\"age\": 4, \"name\": \"Rex\", \"owner\": \"Ada\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
+    CHECK_OK(normcache_changes_since(cache, after, &json, &len));
+    snprintf(expected, sizeof expected,
+             "{\"through\":%llu,\"complete\":true,\"commits\":[{\"commit\":%llu,\"fields\":[\"Pet:1.age\",\"Pet:1.owner\"],"
+             "\"records\":[],\"prefixes\":[],\"all\":false}]}",
+             (unsigned long long)after + 1, (unsigned long long)after + 1);
+    CHECK_STR(json, len, expected);
+    normcache_free(json);
+    after += 1;
+
     CHECK_OK(normcache_remove(cache, "Pet:2", NORMCACHE_NUL_TERMINATED));
     CHECK_OK(normcache_remove_prefix(cache, "Pet:", NORMCACHE_NUL_TERMINATED, NULL));
     CHECK_OK(normcache_put(cache, "{\"Pet:3\": {\"name\": \"Kit\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
@@ -164,7 +174,7 @@ static void test_commit_log(void)
              "{\"through\":%llu,\"complete\":true,\"commits\":["
              "{\"commit\":%llu,\"fields\":[],\"records\":[\"Pet:2\"],\"prefixes\":[],\"all\":false},"
              "{\"commit\":%llu,\"fields\":[],\"records\":[],\"prefixes\":[\"Pet:\"],\"all\":false},"
-             "{\"commit\":%llu,\"fields\":[\"Pet:3.name\"],\"records\":[],\"prefixes\":[],\"all\":false},"
+             "{\"commit\":%llu,\"fields\":[],\"records\":[\"Pet:3\"],\"prefixes\":[],\"all\":false},"
              "{\"commit\":%llu,\"fields\":[],\"records\":[],\"prefixes\":[],\"all\":true}]}",
              (unsigned long long)after + 4, (unsigned long long)after + 1, (unsigned long long)after + 2,
              (unsigned long long)after + 3, (unsigned long long)after + 4);

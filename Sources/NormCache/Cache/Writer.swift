@@ -20,7 +20,8 @@ struct Writer {
 
     /// Merges `batch` within `txn`, a write transaction of the caller's; returns the
     /// changed fields, to be named by `names(of:in:)`. The transaction's change set
-    /// notes them whether reported or not.
+    /// notes them whether reported or not: a new record as a whole, a stored one field by
+    /// field.
     func merge(_ batch: borrowing RecordBatch, in txn: StoreTransaction, reportingChanges: Bool) throws(NormCacheError) -> [Change] {
         let order = batch.recordsInKeyOrder()
         var changes: [Change] = []
@@ -38,8 +39,8 @@ struct Writer {
             switch try session.place(key, reserving: size) {
             case .reserved(let room):
                 encoder.write(fields, of: batch, to: room)
+                log?.noteRecord(key)
                 for field in 0..<fields.count {
-                    log?.noteField(record: key, field: fields[field].keyBytes)
                     if reportingChanges { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
                 }
             case .existing(let stored):

@@ -7,7 +7,8 @@
 /// The bytes are a run of entries, each a kind byte and a length-prefixed key:
 /// `record` names the record the `field` entries after it belong to (a record's
 /// fields are noted together, so its key is written once), `wholeRecord` a record
-/// removed or replaced as a whole, `prefix` every record whose key starts with it.
+/// created, replaced or removed as a whole, `prefix` every record whose key starts
+/// with it.
 /// A change set past `maximumBytes` (or one that noted `everything`) keeps no keys:
 /// it stands for "anything may have changed".
 final class ChangeSet {
@@ -45,7 +46,8 @@ final class ChangeSet {
         append(.field, field)
     }
 
-    /// Notes the record `record` as removed or replaced as a whole.
+    /// Notes the record `record` as created, replaced or removed as a whole: every field
+    /// of it may have changed.
     func noteRecord(_ record: UnsafeRawBufferPointer) {
         changeCount += 1
         guard !isEverything else { return }
