@@ -43,6 +43,7 @@
 #include "normcache.h"
 
 #include <charconv>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -1422,6 +1423,91 @@ inline void result_trampoline(void *context, int status, const char *json, std::
 } // namespace detail
 
 /* ---------------------------------------------------------------------------
+ * Watchers
+ * ------------------------------------------------------------------------- */
+
+/** A watcher's callback: gets each new result of the watched read (see Cache::watch). */
+using WatchCallback = std::function<void(const FullReadResult &result)>;
+
+/**
+ * A watched read, from Cache::watch: normcache_unwatch in close() or, quietly, in the
+ * destructor. Move-only. Its callback gets the read's result at once, then each
+ * different result after a commit that changes what the last read used (see
+ * normcache_watch). A callback must not throw into the library: an exception it
+ * throws (or a failed read) ends the watch, and close() rethrows it.
+ */
+class Watcher {
+public:
+    /** A watcher that watches nothing (is_active() is false). */
+    Watcher() = default;
+    Watcher(const Watcher &) = delete;
+    Watcher &operator=(const Watcher &) = delete;
+    /** Takes over `other`'s watch. */
+    Watcher(Watcher &&other) noexcept : watcher_(other.watcher_), state_(std::move(other.state_)) { other.watcher_ = nullptr; }
+    /** Ends this watch (quietly) and takes over `other`'s. */
+    Watcher &operator=(Watcher &&other) noexcept
+    {
+        if (this != &other) {
+            normcache_unwatch(watcher_);
+            watcher_ = other.watcher_;
+            state_ = std::move(other.state_);
+            other.watcher_ = nullptr;
+        }
+        return *this;
+    }
+    /** Ends the watch; never throws (what a callback threw is dropped). */
+    ~Watcher() { normcache_unwatch(watcher_); }
+
+    /** Whether the watch runs: started, not closed, its callback never threw. */
+    bool is_active() const noexcept { return watcher_ != nullptr && state_ && !state_->failure; }
+
+    /** Ends the watch (safe from inside its callback); rethrows what its callback threw. */
+    void close()
+    {
+        ::normcache_watcher *watcher = watcher_;
+        watcher_ = nullptr;
+        normcache_unwatch(watcher);
+        if (state_ && state_->failure) {
+            std::exception_ptr failure = state_->failure;
+            state_->failure = nullptr;
+            std::rethrow_exception(failure);
+        }
+    }
+
+    /** The C watcher, owned by this object (nullptr when closed). */
+    ::normcache_watcher *native_handle() const noexcept { return watcher_; }
+
+private:
+    friend class Cache;
+
+    /** What the C callback reaches: the callback and the first exception it threw. */
+    struct State {
+        WatchCallback callback;
+        std::exception_ptr failure = nullptr;
+    };
+
+    /** The C callback over a State: hands each result on; keeps the first exception. */
+    static void trampoline(void *context, int status, const char *json, std::size_t length) noexcept
+    {
+        State &state = *static_cast<State *>(context);
+        if (state.failure) {
+            return;
+        }
+        try {
+            if (status < 0) {
+                detail::throw_error(status);
+            }
+            state.callback(detail::full_read_result(status, std::string_view(json, length)));
+        } catch (...) {
+            state.failure = std::current_exception();
+        }
+    }
+
+    ::normcache_watcher *watcher_ = nullptr;
+    std::unique_ptr<State> state_;
+};
+
+/* ---------------------------------------------------------------------------
  * The cache
  * ------------------------------------------------------------------------- */
 
@@ -1784,6 +1870,71 @@ public:
                                         variables_json.size(), partial ? NORMCACHE_READ_PARTIAL : 0u,
                                         json.out(), json.out_len());
         return read_outcome(code, json);
+    }
+
+    /**
+     * Watches `operation` (with a `key`: a fragment at that record) with
+     * `variables_json`: `callback` gets the result now, then each different result after
+     * a commit of this process that changes what the last read used; other processes'
+     * commits after dispatch_changes() (see normcache_watch). Reads never miss for age:
+     * stale data comes with ReadStatus::stale. Throws as read_result does;
+     * InvalidArgumentError for an empty callback.
+     */
+    Watcher watch(const Operation &operation, std::string_view variables_json, WatchCallback callback,
+                  std::optional<std::string_view> key = std::nullopt)
+    {
+        if (!callback) {
+            throw InvalidArgumentError(NORMCACHE_EINVAL, "the watch callback is empty");
+        }
+        Watcher watcher;
+        watcher.state_ = std::make_unique<Watcher::State>(Watcher::State{std::move(callback)});
+        const char *key_data = key ? (key->data() != nullptr ? key->data() : "") : nullptr;
+        detail::check(normcache_watch(live(), operation.live(), variables_json.data(), variables_json.size(), key_data,
+                                      key ? key->size() : 0, &Watcher::trampoline, watcher.state_.get(), &watcher.watcher_));
+        return watcher;
+    }
+
+    /** The id of the newest commit to the file, by any process (normcache_last_commit). */
+    std::uint64_t last_commit() const
+    {
+        std::uint64_t commit = 0;
+        detail::check(normcache_last_commit(live(), &commit));
+        return commit;
+    }
+
+    /** What the commits after `commit` changed: normcache_changes_since's JSON object. */
+    std::string changes_since(std::uint64_t commit) const
+    {
+        Buffer json;
+        detail::check(normcache_changes_since(live(), commit, json.out(), json.out_len()));
+        return std::string(json.view());
+    }
+
+    /**
+     * Waits up to `timeout` for a commit newer than `after`, by any process: the newest
+     * commit's id, or nullopt when the time ran out (normcache_wait_commit). Throws
+     * Interrupted when interrupt() stops it.
+     */
+    std::optional<std::uint64_t> wait_commit(std::uint64_t after, std::chrono::milliseconds timeout) const
+    {
+        if (timeout.count() < 0 || timeout.count() > std::numeric_limits<int>::max()) {
+            throw InvalidArgumentError(NORMCACHE_EINVAL, "timeout out of range: 0 to INT_MAX milliseconds");
+        }
+        std::uint64_t newest = 0;
+        const int code = normcache_wait_commit(live(), after, static_cast<int>(timeout.count()), &newest);
+        if (code == NORMCACHE_TIMEOUT) {
+            return std::nullopt;
+        }
+        detail::check(code);
+        return newest;
+    }
+
+    /** Hands other processes' commits to this process's watchers; the newest handed over. */
+    std::uint64_t dispatch_changes()
+    {
+        std::uint64_t newest = 0;
+        detail::check(normcache_dispatch_changes(live(), &newest));
+        return newest;
     }
 
     /**

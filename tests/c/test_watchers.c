@@ -52,8 +52,8 @@ static void hero_cache(const char *path, normcache **cache, normcache_op **op)
                            NORMCACHE_NUL_TERMINATED, NULL, NULL));
 }
 
-#define HERO_RESULT(luke)                                                                                           \
-    "{\"data\":{\"hero\":{\"name\":\"R2-D2\",\"friends\":[{\"name\":\"" luke "\"},{\"name\":\"Han Solo\"}]}},"      \
+#define HERO_RESULT(luke)                                                                                      \
+    "{\"data\":{\"hero\":{\"name\":\"R2-D2\",\"friends\":[{\"name\":\"" luke "\"},{\"name\":\"Han Solo\"}]}}," \
     "\"missing\":[],\"stale\":[],\"oldestWrittenAt\":"
 
 static void test_in_process(void)

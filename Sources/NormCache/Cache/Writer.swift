@@ -40,8 +40,8 @@ struct Writer {
             case .reserved(let room):
                 encoder.write(fields, of: batch, to: room)
                 log?.noteRecord(key)
-                for field in 0..<fields.count {
-                    if reportingChanges { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
+                if reportingChanges {
+                    for field in 0..<fields.count { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
                 }
             case .existing(let stored):
                 CacheLines.prefetch(stored)

@@ -93,6 +93,7 @@ from .freshness import FieldReport, Missing, ReadResult, ReadStatus, Reason, Sta
 from .normalized import NormalizedRecords
 from .operation import Operation
 from .resolver import KeyAnswer, KeyResolver, ResponseObject
+from .watching import CommitChanges, Dispatcher, LoggedCommit, Watch, WatchCallback
 
 
 def version() -> str:
@@ -115,7 +116,9 @@ __all__ = [
     "CallbackError",
     "Clock",
     "ClosedError",
+    "CommitChanges",
     "DataError",
+    "Dispatcher",
     "DocumentError",
     "DocumentRefresh",
     "Durability",
@@ -136,6 +139,7 @@ __all__ = [
     "KeyAnswer",
     "KeyResolver",
     "LibraryLoadError",
+    "LoggedCommit",
     "Missing",
     "NormalizedRecords",
     "NotACacheError",
@@ -153,6 +157,8 @@ __all__ = [
     "Source",
     "Stale",
     "StorageError",
+    "Watch",
+    "WatchCallback",
     "WriteResult",
     "__version__",
     "version",

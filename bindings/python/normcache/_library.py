@@ -29,6 +29,8 @@ NOTFOUND = 2
 STALE = 3
 #: NORMCACHE_NOTSTORED: a write stored nothing, as the response said Cache-Control: no-store.
 NOTSTORED = 4
+#: NORMCACHE_TIMEOUT: a wait ended with its timeout (normcache_wait_commit).
+TIMEOUT = 5
 #: NORMCACHE_EINVAL, an invalid argument.
 EINVAL = -1
 #: NORMCACHE_ECALLBACK, what a failing callback returns.
@@ -92,8 +94,14 @@ class ReplyHandle(Handle):
     """normcache_fetch_reply *: where a fetch callback puts its answer."""
 
 
+class WatcherHandle(Handle):
+    """normcache_watcher *: a watcher, from normcache_watch."""
+
+
 #: normcache_key_resolver: (context, typename, typename_len, object, key) -> status.
 KEY_RESOLVER = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, ObjectHandle, KeyHandle)
+#: normcache_watch_callback: (context, status, result_json, result_len) -> None.
+WATCH_CALLBACK = CFUNCTYPE(None, c_void_p, c_int, c_void_p, c_size_t)
 #: normcache_destroy: (context) -> None.
 DESTROY = CFUNCTYPE(None, c_void_p)
 #: normcache_clock: (context) -> seconds since 1970.
@@ -333,6 +341,25 @@ _PROTOTYPES = {
     ),
     "normcache_execute_document": (c_int, [CacheHandle, c_char_p, c_size_t, *_EXECUTE_RUN]),
     "normcache_refresh_document": (c_int, [CacheHandle, c_char_p, c_size_t, POINTER(WriteOptions)]),
+    "normcache_watch": (
+        c_int,
+        [
+            CacheHandle,
+            OperationHandle,
+            c_char_p,
+            c_size_t,
+            c_char_p,
+            c_size_t,
+            WATCH_CALLBACK,
+            c_void_p,
+            POINTER(WatcherHandle),
+        ],
+    ),
+    "normcache_unwatch": (c_int, [WatcherHandle]),
+    "normcache_last_commit": (c_int, [CacheHandle, POINTER(c_uint64)]),
+    "normcache_changes_since": (c_int, [CacheHandle, c_uint64, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_wait_commit": (c_int, [CacheHandle, c_uint64, c_int, POINTER(c_uint64)]),
+    "normcache_dispatch_changes": (c_int, [CacheHandle, POINTER(c_uint64)]),
 }
 
 #: The exception a callback failed with, per thread, until the call it failed raises.

@@ -16,7 +16,7 @@ import json
 import operator
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from ctypes import byref, c_size_t, c_uint64
 from typing import Any, Literal, Optional, Union
 
@@ -53,6 +53,18 @@ from .managed import ManagedHandle, raises_closed_error
 from .normalized import NormalizedRecords
 from .operation import Operation
 from .resolver import KeyResolver, set_key_resolver
+from .watching import (
+    CommitChanges,
+    Dispatcher,
+    Watch,
+    WatchCallback,
+    afollow,
+    changes_since,
+    dispatch_changes,
+    follow,
+    last_commit,
+    wait_commit,
+)
 
 #: A record key or prefix: str (sent as UTF-8) or bytes (sent as they are).
 Key = Union[str, bytes]
@@ -1090,6 +1102,85 @@ class Cache(ManagedHandle[CacheHandle]):
                 lib.normcache_execute_document, cache, encoded_key, len(encoded_key), byref(options), *callbacks
             )
         )
+
+    @raises_closed_error
+    def watch(
+        self,
+        op: Operation,
+        variables: Variables = None,
+        *,
+        key: Key | None = None,
+        callback: WatchCallback | None = None,
+    ) -> Watch:
+        """Watch `op` (with `key`, a fragment at that record) with `variables`: the result
+        now, then again after each commit that changes what the last read used, when it
+        differs. With `callback`, each result goes to it; without, iterate the Watch
+        (`for result in watch`, or `async for`). Use it as a context manager, or close() it.
+
+        Commits of this process (any handle on the same file) reach it by themselves;
+        other processes' commits while a dispatching() block runs (or after
+        dispatch_changes()). Its reads never miss for age: stale data comes with status
+        "stale" and `earliest_expiry` says when to refresh; it never fetches. A callback
+        may use the cache; one that raises ends the watch, and closing it raises that
+        exception.
+        """
+        handle = _operation_handle(op)
+        encoded_key = None if key is None else _encode_key(key, "key")
+        encoded_variables, variables_len = _encode_variables(variables)
+        cache = self._live_handle()
+        watch = Watch(self, callback)
+        watch._start(
+            lambda bridge, out: lib.normcache_watch(
+                cache,
+                handle,
+                encoded_variables,
+                variables_len,
+                encoded_key,
+                0 if encoded_key is None else len(encoded_key),
+                bridge,
+                None,
+                out,
+            )
+        )
+        return watch
+
+    @raises_closed_error
+    def last_commit(self) -> int:
+        """The id of the newest commit to the file, by any process (ids only grow)."""
+        return last_commit(self)
+
+    @raises_closed_error
+    def changes_since(self, commit: int) -> CommitChanges:
+        """What the commits after `commit` changed, from the commit log in the file."""
+        return changes_since(self, commit)
+
+    @raises_closed_error
+    def wait_commit(self, after: int, timeout: float) -> int | None:
+        """Wait up to `timeout` seconds for a commit newer than `after`, by any process;
+        the newest commit's id, or None when the time ran out. It polls (every 5 ms at
+        most) and holds no lock, so other threads go on; interrupt() stops it."""
+        return wait_commit(self, after, timeout)
+
+    @raises_closed_error
+    def dispatch_changes(self) -> int:
+        """Hand other processes' commits since the last dispatch to this process's
+        watchers; the newest commit handed over."""
+        return dispatch_changes(self)
+
+    def dispatching(self, poll_timeout: float = 0.1) -> Dispatcher:
+        """A context manager running a thread that hands other processes' commits to this
+        process's watchers as they come (within about 5 ms), until the block ends."""
+        return Dispatcher(self, poll_timeout)
+
+    def changes(self, since: int | None = None, *, timeout: float | None = None) -> Iterator[CommitChanges]:
+        """What the commits of every process after `since` (None: from now) change, as
+        they come: one CommitChanges per batch; ends after `timeout` seconds without a
+        commit (None: never)."""
+        return follow(self, since, timeout)
+
+    def achanges(self, since: int | None = None, *, timeout: float | None = None) -> AsyncIterator[CommitChanges]:
+        """changes() for asyncio (`async for`): the waits run in worker threads."""
+        return afollow(self, since, timeout)
 
 
 def _lifetime(max_age: int | None) -> int | None:
