@@ -147,12 +147,12 @@ final class SharedEnvironment: @unchecked Sendable {
         }
         try checkFlags(txn, records, "records")
         self.records = records
-        try openCommitLog(txn)
+        try openCommitLog(txn, new: false)
     }
 
-    /// Opens the commit log, creating it (and its floor, this transaction's id) when
-    /// the file has none and is open for writing.
-    private func openCommitLog(_ txn: LMDBTransaction) throws(NormCacheError) {
+    /// Opens the commit log, creating it (and its floor) when the file has none and is
+    /// open for writing; `new`: this transaction creates the cache.
+    private func openCommitLog(_ txn: LMDBTransaction, new: Bool) throws(NormCacheError) {
         if let log = try lmdb("opening the commit log", { () throws(LMDBError) in try optionalDatabase(txn, "changes") }) {
             try checkFlags(txn, log, "changes")
             self.log = log
@@ -162,7 +162,7 @@ final class SharedEnvironment: @unchecked Sendable {
         let log = try lmdb("creating the commit log") { () throws(LMDBError) in try txn.open(database: "changes", create: true) }
         self.log = log
         try StoreTransaction(txn: txn, records: records, meta: meta, path: path, keySalt: keySalt, mapped: nil, fullMap: nil,
-                             log: log, changes: nil).startCommitLog()
+                             log: log, changes: nil).startCommitLog(new: new)
     }
 
     /// Creates the databases of a new cache; only an empty LMDB file can become one.
@@ -187,7 +187,7 @@ final class SharedEnvironment: @unchecked Sendable {
             }
             return (meta, try txn.open(database: "records", create: true))
         }
-        try openCommitLog(txn)
+        try openCommitLog(txn, new: true)
     }
 
     /// Refuses a database whose flags (DUPSORT, INTEGERKEY, ...) would change how keys

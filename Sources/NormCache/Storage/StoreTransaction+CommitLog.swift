@@ -47,10 +47,11 @@ extension StoreTransaction {
         return Self.littleEndian(value) ?? .max
     }
 
-    /// Starts the log of a file that has none: commits up to this transaction's are
-    /// not in it.
-    func startCommitLog() throws(NormCacheError) {
-        try setLogFloor(txn.id)
+    /// Starts the log of a file that has none: commits up to this transaction's are not
+    /// in it, unless the file is `new` (this transaction creates it, and no commit before
+    /// changed data).
+    func startCommitLog(new: Bool) throws(NormCacheError) {
+        try setLogFloor(new ? txn.id - 1 : txn.id)
         try setLogBytes(0)
     }
 
