@@ -438,13 +438,13 @@ static void test_null_resolver_arguments(void)
     CHECK_OK(normcache_close(cache));
 }
 
-/** errstr: 5, the first positive code not defined, is unknown; NORMCACHE_MISS is a code this header defines. */
+/** errstr: 6, the first positive code not defined, is unknown; NORMCACHE_MISS is a code this header defines. */
 static void test_errstr_and_free(void)
 {
     const char *miss = normcache_errstr(NORMCACHE_MISS);
-    CHECK(strcmp(normcache_errstr(5), "unknown status code") == 0);
+    CHECK(strcmp(normcache_errstr(6), "unknown status code") == 0);
     CHECK(strcmp(normcache_errstr(-14), "unknown status code") == 0);
-    CHECK(normcache_errstr(5) == normcache_errstr(5));
+    CHECK(normcache_errstr(6) == normcache_errstr(6));
     CHECK(miss != NULL && miss[0] != '\0');
     if (strcmp(miss, "unknown status code") == 0 ||
         strcmp(miss, normcache_errstr(NORMCACHE_NOTFOUND)) == 0 ||

@@ -29,6 +29,7 @@ static const int known_codes[] = {
     NORMCACHE_NOTFOUND,
     NORMCACHE_STALE,
     NORMCACHE_NOTSTORED,
+    NORMCACHE_TIMEOUT,
     NORMCACHE_EINVAL,
     NORMCACHE_EJSON,
     NORMCACHE_EDOCUMENT,
@@ -70,7 +71,7 @@ static void test_errstr_of_known_codes(void)
 /** Codes outside the header's list, including the extremes of int, are "unknown". */
 static void test_errstr_of_unknown_codes(void)
 {
-    static const int unknown_codes[] = {-14, -100, 5, 100, INT_MIN, INT_MAX};
+    static const int unknown_codes[] = {-14, -100, 6, 100, INT_MIN, INT_MAX};
     size_t i;
     for (i = 0; i < sizeof unknown_codes / sizeof unknown_codes[0]; i++) {
         const char *text = normcache_errstr(unknown_codes[i]);

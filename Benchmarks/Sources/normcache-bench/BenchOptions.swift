@@ -15,6 +15,10 @@ struct BenchOptions {
     var groupRecords = 1_000_000
     /// Single-record writes of the small-writes workload.
     var smallWrites = 10_000
+    /// Puts per run of the watchers workload.
+    var watcherWrites = 1_000
+    /// Another process's commits whose way to a watcher the watchers workload times.
+    var watcherCrossProcessCommits = 200
     /// Seconds of each concurrency run.
     var concurrencySeconds = 10.0
     /// Feed sizes of the scale workload.
@@ -33,7 +37,7 @@ struct BenchOptions {
     var python = "python3"
 
     /// Every workload, in the order of the issue.
-    static let allWorkloads = ["feed", "freshness", "swapi", "large", "groups", "small-writes", "concurrency", "scale", "documents"]
+    static let allWorkloads = ["feed", "freshness", "swapi", "large", "groups", "small-writes", "concurrency", "scale", "documents", "watchers"]
 
     /// A run of seconds that exercises every workload: tiny sizes, few runs.
     static var smoke: BenchOptions {
@@ -44,6 +48,8 @@ struct BenchOptions {
         options.largeMegabytes = 2
         options.groupRecords = 20_000
         options.smallWrites = 100
+        options.watcherWrites = 50
+        options.watcherCrossProcessCommits = 10
         options.concurrencySeconds = 0.5
         options.scaleSizes = [200, 2_000]
         options.documentSizes = [100, 400]

@@ -10,6 +10,9 @@ enum ChildModes {
         switch (mode, arguments.count) {
         case ("large-memory", 2): result = try largeMemory(response: arguments[0], cache: arguments[1])
         case ("open-read", 1): result = try openRead(cache: arguments[0])
+        case ("stamp-commits", 2):
+            guard let commits = Int(arguments[1]) else { throw BenchError("stamp-commits: bad count") }
+            result = try stampCommits(cache: arguments[0], commits: commits)
         case ("load", 3):
             guard let seconds = Double(arguments[1]), let seed = UInt64(arguments[2]) else {
                 throw BenchError("load: bad seconds or seed")

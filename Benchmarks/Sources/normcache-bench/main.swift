@@ -34,7 +34,7 @@ struct BenchCommand: ParsableCommand {
         let workloads: [String: () throws -> Void] = [
             "feed": bench.runFeed, "swapi": bench.runSwapi, "large": bench.runLarge, "groups": bench.runGroups,
             "small-writes": bench.runSmallWrites, "concurrency": bench.runConcurrency, "scale": bench.runScale,
-            "freshness": bench.runFreshness, "documents": bench.runDocuments,
+            "freshness": bench.runFreshness, "documents": bench.runDocuments, "watchers": bench.runWatchers,
         ]
         for name in options.workloads {
             bench.progress("== \(name)")
