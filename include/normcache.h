@@ -31,7 +31,7 @@
  *    committed.
  *  - Threads: every function may be called from any thread. Calls on one handle
  *    run at the same time (reads in parallel, writes one after another, each in its
- *    own transaction). A prepared operation is immutable: many threads may use it at
+ *    own transaction, unless the thread has begun one: see "Transactions"). A prepared operation is immutable: many threads may use it at
  *    once, and normcache_op_free while other threads are inside calls with it lets
  *    those calls finish with it (later calls get NORMCACHE_EINVAL). What
  *    normcache_close does to calls in progress on other threads is said at
@@ -286,6 +286,9 @@ int normcache_open(const char *path, size_t path_len,
  *    "strict"): neither waited for nor failed; it returns its operation, which is a plain
  *    value and stays usable with other handles.
  * A close does not interrupt: to stop long calls first, normcache_interrupt, then close.
+ * A transaction of several calls (normcache_begin) open on the handle is rolled back
+ * when the thread that began it closes the handle; a close on another thread waits
+ * until that thread commits or rolls back.
  */
 int normcache_close(normcache *cache);
 
@@ -318,6 +321,94 @@ int normcache_close(normcache *cache);
  * or never-opened handle), without a message.
  */
 int normcache_interrupt(normcache *cache);
+
+/* ---------------------------------------------------------------------------
+ * Transactions
+ *
+ * Several calls in one atomic, durable commit, as SQLite's BEGIN IMMEDIATE ...
+ * COMMIT on a connection, adapted to LMDB, whose write transactions belong to the
+ * thread that began them:
+ *
+ *  - normcache_begin(cache) opens a write transaction on the handle for the calling
+ *    thread. Until normcache_commit or normcache_rollback on that thread, every call
+ *    of that thread on that handle runs inside it: the writes (write, write_ex, put,
+ *    put_ex, remove, remove_field, remove_prefix, clear, invalidate, write_fragment,
+ *    put_document, refresh_document, import, save_rules ...) and the reads (read, get,
+ *    search, keys, read_fragment, get_document, execute, stats ...), which see the
+ *    transaction's own uncommitted writes. Nothing of it is visible to other threads
+ *    or processes before the commit; after it, all of it is, at once.
+ *  - A write transaction holds the file's single writer lock: every other writer, of
+ *    every process and through every handle, waits until it ends (its normcache_write
+ *    or normcache_begin blocks). Keep transactions short. Readers never wait: other
+ *    threads and processes read the last commit meanwhile.
+ *  - Threads: the transaction belongs to the thread that began it. A call on the same
+ *    handle from another thread runs outside it, as on any handle: a read sees the last
+ *    commit, a write (or begin) waits for the writer lock until the transaction ends.
+ *    normcache_commit and normcache_rollback from another thread fail with
+ *    NORMCACHE_EINVAL. A thread holds one transaction at a time: begin while it has one
+ *    open, on any handle, is NORMCACHE_EINVAL (transactions do not nest), and so is a
+ *    write of that thread through another handle of the same file (it would wait for
+ *    the thread's own transaction for ever; a read through it sees the last commit).
+ *    A thread that exits with a transaction open rolls it back.
+ *  - A call that fails inside a transaction (bad JSON, a missing field, an interrupt,
+ *    a callback's error) fails alone: each call runs in a transaction nested in the
+ *    open one (LMDB's nested transactions), so its own partial work is dropped and the
+ *    earlier calls' work stays. The transaction stays open: commit or roll back.
+ *  - The memory map cannot grow while a transaction is open. normcache_begin grows it
+ *    first so that at least 64 MiB are free; a call that fills the map anyway fails
+ *    with NORMCACHE_ESTORAGE ("the map of '<path>' is full and cannot grow while a
+ *    transaction is open ...") and is undone alone, the transaction staying open. A
+ *    commit that fills the map fails with NORMCACHE_ESTORAGE and writes nothing. For
+ *    larger transactions open the cache with a larger "map_size".
+ *  - normcache_close on the owning thread rolls the transaction back, then closes.
+ *    normcache_close on another thread waits until the owning thread commits or rolls
+ *    back (as it waits for any transaction in progress).
+ *  - A crash or kill of the process in a transaction leaves nothing of it in the file
+ *    (LMDB releases the writer lock of a dead process). After fork(), the child does not
+ *    inherit the parent's transaction: its calls on inherited handles are refused as
+ *    always (NORMCACHE_EINVAL), and the parent's transaction goes on in the parent.
+ *  - The commit is as durable as a single write under the handle's "durability": one
+ *    sync for the whole transaction, which is what makes many small writes in one
+ *    transaction cheaper than as many commits.
+ * ------------------------------------------------------------------------- */
+
+/**
+ * normcache_begin — open a write transaction on a handle for the calling thread.
+ *
+ * Waits for the file's writer lock (see "Transactions"), which it holds until
+ * normcache_commit or normcache_rollback on this thread.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL, closed or never-opened handle, an
+ * inherited handle after fork(), or the thread already has a transaction open: "a
+ * transaction is already open on the cache '<path>' in this thread; transactions do
+ * not nest"); NORMCACHE_EREADONLY (a read-only handle); NORMCACHE_ESTORAGE (the map
+ * could not grow, an I/O error).
+ */
+int normcache_begin(normcache *cache);
+
+/**
+ * normcache_commit — commit the calling thread's transaction on a handle.
+ *
+ * Makes every write of the transaction visible to all threads and processes at once,
+ * as durably as a single write, and releases the writer lock. The transaction has
+ * ended when this returns, whatever it returns: on an error nothing of it was written.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL, closed or never-opened handle, or no
+ * transaction of this thread on this handle: "no transaction to commit: none is open
+ * on the cache '<path>' in this thread (a transaction belongs to the thread that began
+ * it)"); NORMCACHE_ESTORAGE (the map filled, an I/O error).
+ */
+int normcache_commit(normcache *cache);
+
+/**
+ * normcache_rollback — drop the calling thread's transaction on a handle.
+ *
+ * Undoes every write of the transaction and releases the writer lock.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL, closed or never-opened handle, or no
+ * transaction of this thread on this handle: "no transaction to roll back: ...").
+ */
+int normcache_rollback(normcache *cache);
 
 /* ---------------------------------------------------------------------------
  * Records

@@ -60,7 +60,7 @@ public func normcache_close(_ cache: OpaquePointer?) -> Int32 {
     guard cache != nil else { return NORMCACHE_OK }
     return Boundary.run { () throws(NormCacheError) in
         if let cache { InterruptDirectory.withdraw(cache) }
-        try caches.unregister(cache).close()
+        try caches.remove(cache) { $0.close() }
         return NORMCACHE_OK
     }
 }

@@ -77,6 +77,18 @@ final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
         return object
     }
 
+    /// Closes the object of a handle with `close` (false when it was already closed),
+    /// then removes the handle from the table. The handle stays valid while `close`
+    /// runs, which may wait: the thread whose transaction the close waits for ends it
+    /// through the handle.
+    func remove(_ handle: OpaquePointer?, closing close: (Object) -> Bool) throws(NormCacheError) {
+        let object: Object? = lock.withLock { Self.find(handle, in: slots).flatMap { slots[$0].object } }
+        guard let object, close(object) else { throw invalid(handle) }
+        lock.withLock {
+            if let index = Self.find(handle, in: slots), slots[index].object === object { slots[index].object = nil }
+        }
+    }
+
     private static func find(_ handle: OpaquePointer?, in slots: [Slot]) -> Int? {
         guard let handle else { return nil }
         let value = UInt(bitPattern: handle)

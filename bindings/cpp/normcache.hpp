@@ -1606,6 +1606,20 @@ public:
     ::normcache *native_handle() const noexcept { return handle_; }
 
     /**
+     * Begins a write transaction for the calling thread (normcache_begin; see
+     * "Transactions" in normcache.h): this thread's calls on this cache run inside it
+     * until commit() or rollback(), and it holds the file's single writer lock. Prefer
+     * the RAII Transaction. Throws InvalidArgument when this thread has one open.
+     */
+    void begin() { detail::check(normcache_begin(live())); }
+
+    /** Commits the calling thread's transaction (normcache_commit); it has ended either way. */
+    void commit() { detail::check(normcache_commit(live())); }
+
+    /** Drops the calling thread's transaction (normcache_rollback). */
+    void rollback() { detail::check(normcache_rollback(live())); }
+
+    /**
      * Merges `records_json` into the cache in one atomic write and returns the raw
      * JSON array of changed "recordKey.fieldKey" strings, in input order.
      */
@@ -2298,6 +2312,54 @@ private:
     ::normcache *handle_ = nullptr;
     /** Every Clock set on this handle, kept until it is closed (see set_clock). */
     std::vector<std::unique_ptr<Clock>> clocks_;
+};
+
+/**
+ * A write transaction as a scope: the constructor begins it on `cache` for the calling
+ * thread, commit() commits it, and the destructor rolls it back unless it was committed
+ * (it never throws: a failed rollback is ignored, as the transaction has ended anyway).
+ *
+ *     NormCache::Transaction tx(cache);
+ *     cache.put_json(...);
+ *     cache.remove("A:1");
+ *     tx.commit();
+ *
+ * Use it on one thread (the transaction belongs to the thread that began it); it cannot
+ * be copied or moved.
+ */
+class Transaction {
+public:
+    /** Begins a transaction on `cache`, which must outlive this object. */
+    explicit Transaction(Cache &cache) : cache_(cache) { cache_.begin(); }
+
+    Transaction(const Transaction &) = delete;
+    Transaction &operator=(const Transaction &) = delete;
+
+    /** Rolls the transaction back unless it was committed or rolled back. */
+    ~Transaction()
+    {
+        if (open_ && cache_.native_handle() != nullptr) {
+            normcache_rollback(cache_.native_handle());
+        }
+    }
+
+    /** Commits; the transaction has ended whether this returns or throws. */
+    void commit()
+    {
+        open_ = false;
+        cache_.commit();
+    }
+
+    /** Drops everything the transaction wrote. */
+    void rollback()
+    {
+        open_ = false;
+        cache_.rollback();
+    }
+
+private:
+    Cache &cache_;
+    bool open_ = true;
 };
 
 } // namespace NormCache

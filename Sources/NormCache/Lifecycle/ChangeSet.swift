@@ -77,6 +77,18 @@ final class ChangeSet {
         changeCount = 0
     }
 
+    /// Notes everything `other` noted (a call of a transaction of several calls, which
+    /// its commit logs once).
+    func absorb(_ other: ChangeSet) {
+        guard !other.isEmpty else { return }
+        changeCount += other.changeCount
+        guard !isEverything else { return }
+        guard !other.isEverything, bytes.count + other.bytes.count <= Self.maximumBytes else { return becomeEverything() }
+        bytes.append(other.bytes.bytes)
+        lastRecord = (0, -1)
+        if bytes.failedAllocation != 0 { becomeEverything() }
+    }
+
     private func isLastRecord(_ record: UnsafeRawBufferPointer) -> Bool {
         guard lastRecord.count == record.count, let start = bytes.start else { return false }
         return KeyBytes.equal(UnsafeRawBufferPointer(start: start + lastRecord.start, count: lastRecord.count), record)

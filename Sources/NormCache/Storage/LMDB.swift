@@ -174,6 +174,17 @@ final class LMDBEnvironment {
         throw LMDBError(status: LMDBStatus(rawValue: EBUSY), call: "mdb_txn_begin")
     }
 
+    /// Begins a write transaction nested in `parent` (a write transaction of this
+    /// environment, on this thread): its changes join the parent's when it commits and
+    /// are dropped when it aborts, the parent's earlier work staying as it was. The
+    /// parent may do nothing else until the child ends.
+    func begin(nestedIn parent: LMDBTransaction) throws(LMDBError) -> LMDBTransaction {
+        var txn: OpaquePointer?
+        try LMDBStatus.check(StorageFaults.injected(at: .beginWrite) ?? mdb_txn_begin(handle, parent.handle, 0, &txn), "mdb_txn_begin")
+        guard let txn else { throw LMDBError(status: LMDBStatus(rawValue: ENOMEM), call: "mdb_txn_begin") }
+        return LMDBTransaction(handle: txn)
+    }
+
     /// How many times a read transaction is begun before giving up on a whole snapshot
     /// (each retry needs two more commits to land within a begin of a microsecond).
     private static var snapshotAttempts: Int { 1000 }

@@ -32,13 +32,16 @@ final class RecordStore: @unchecked Sendable {
     /// The format version of the file.
     var formatVersion: Int { Int(SharedEnvironment.formatVersion) }
 
-    /// Closes the handle once its calls in progress end; returns false when it was
-    /// already closed. The file's environment closes with its last handle.
+    /// Closes the handle once its calls in progress end, and a transaction another
+    /// thread has open on it; rolls back the calling thread's own transaction on it.
+    /// Returns false when it was already closed. The file's environment closes with its
+    /// last handle.
     ///
     /// A store inherited through fork() is closed in the child without its lock: a
     /// thread of the parent inside a call at the fork holds that lock in the child for
     /// ever, and the child's calls on the store are refused anyway (`SharedEnvironment`).
     func close() -> Bool {
+        if let open = ownTransaction { rollBack(open) }
         let wasOpen = shared.belongsToThisProcess ? state.withExclusiveAccess(markClosed) : markClosed()
         if wasOpen { EnvironmentRegistry.release(shared) }
         return wasOpen
@@ -54,9 +57,11 @@ final class RecordStore: @unchecked Sendable {
         if !isClosed { EnvironmentRegistry.release(shared) }
     }
 
-    /// Runs `body` in a read transaction.
+    /// Runs `body` in a read transaction; inside the calling thread's transaction on
+    /// this handle, in that transaction (it sees its writes).
     func read<R>(_ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
-        try whileOpen { () throws(NormCacheError) in try shared.read(body) }
+        if let open = ownTransaction { return try shared.read(in: open.txn, body) }
+        return try whileOpen { () throws(NormCacheError) in try shared.read(body) }
     }
 
     /// Runs `body` in a write transaction and commits it (unless not `committing`: then
@@ -68,13 +73,18 @@ final class RecordStore: @unchecked Sendable {
     /// process hear of what it changed (`ChangeHub`).
     func write<R>(reserving bytes: Int = 0, committing: Bool = true, checked: Bool = true,
                   _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+        func checkedBody(_ txn: StoreTransaction) throws(NormCacheError) -> R {
+            if checked, let writeCheck { try writeCheck(txn) }
+            return try body(txn)
+        }
+        if let open = CacheTransaction.current, open.store.shared === shared {
+            guard open.store === self else { throw Self.otherHandle(open) }
+            // Inside a transaction: its commit tells the watchers.
+            return try shared.write(in: open.txn, noting: open.changes, committing: committing, checkedBody)
+        }
         let (result, commit) = try whileOpen { () throws(NormCacheError) in
             guard !options.readOnly else { throw NormCacheError(.readOnly, "'\(path)' is open read-only") }
-            guard checked, let writeCheck else { return try shared.write(reserving: bytes, committing: committing, body) }
-            return try shared.write(reserving: bytes, committing: committing) { (txn) throws(NormCacheError) -> R in
-                try writeCheck(txn)
-                return try body(txn)
-            }
+            return try shared.write(reserving: bytes, committing: committing, checkedBody)
         }
         if let commit { changeHub.published(commit, store: self) }
         return result
@@ -86,6 +96,80 @@ final class RecordStore: @unchecked Sendable {
     /// The id of the file's newest commit, by any process.
     func lastCommit() throws(NormCacheError) -> UInt64 {
         try whileOpen { () throws(NormCacheError) in try shared.lastCommit() }
+    }
+
+    // MARK: Transactions of several calls
+
+    /// Begins a write transaction on this handle for the calling thread (see
+    /// `CacheTransaction`): it waits for the file's writer lock and holds it, and keeps
+    /// the handle open, until `commit` or `rollBack` on this thread.
+    func begin() throws(NormCacheError) {
+        if let open = CacheTransaction.current {
+            guard open.store !== self else {
+                throw NormCacheError(.invalidArgument, "a transaction is already open on the cache '\(path)' in this thread; transactions do not nest")
+            }
+            throw Self.otherHandle(open)
+        }
+        state.lockShared()
+        do throws(NormCacheError) {
+            guard !isClosed else { throw NormCacheError(.invalidArgument, "the cache '\(path)' is closed") }
+            guard !options.readOnly else { throw NormCacheError(.readOnly, "'\(path)' is open read-only") }
+            CacheTransaction.setCurrent(CacheTransaction(txn: try shared.beginTransaction(), store: self))
+        } catch {
+            state.unlockShared()
+            throw error
+        }
+    }
+
+    /// Commits the calling thread's transaction on this handle; it has ended when this
+    /// returns, committed or, on an error, rolled back. Once no lock is held, the
+    /// watchers hear of everything it changed, once.
+    func commit() throws(NormCacheError) {
+        let open = try transaction(ending: "commit")
+        CacheTransaction.setCurrent(nil)
+        let commit: Commit?
+        do throws(NormCacheError) {
+            commit = try shared.commitTransaction(open.txn, changes: open.changes)
+        } catch {
+            state.unlockShared()
+            throw error
+        }
+        state.unlockShared()
+        if let commit { changeHub.published(commit, store: self) }
+    }
+
+    /// Drops everything the calling thread's transaction on this handle wrote.
+    func rollBack() throws(NormCacheError) {
+        rollBack(try transaction(ending: "roll back"))
+    }
+
+    /// Rolls back `open`, a transaction on this handle of the calling thread (which may
+    /// be ending with it open).
+    func rollBack(_ open: CacheTransaction) {
+        CacheTransaction.setCurrent(nil)
+        shared.rollBackTransaction(open.txn)
+        state.unlockShared()
+    }
+
+    /// The calling thread's transaction on this handle, or nil.
+    private var ownTransaction: CacheTransaction? {
+        guard let open = CacheTransaction.current, open.store === self else { return nil }
+        return open
+    }
+
+    private func transaction(ending verb: String) throws(NormCacheError) -> CacheTransaction {
+        guard let open = ownTransaction else {
+            throw NormCacheError(.invalidArgument, "no transaction to \(verb): none is open on the cache '\(path)' in this thread "
+                + "(a transaction belongs to the thread that began it)")
+        }
+        return open
+    }
+
+    /// The error of a call through one handle while the thread has a transaction open on
+    /// another: a write would wait for it for ever.
+    private static func otherHandle(_ open: CacheTransaction) -> NormCacheError {
+        NormCacheError(.invalidArgument, "this thread has a transaction open on the cache '\(open.store.path)' through another handle; "
+            + "a thread holds one transaction at a time, and its writes go through the handle that began it")
     }
 
     /// The map size, page size and bytes of pages in use.

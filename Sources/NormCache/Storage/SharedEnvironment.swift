@@ -48,6 +48,9 @@ final class SharedEnvironment: @unchecked Sendable {
     private let writers = Mutex()
     /// When writes release the slots of dead readers; used under `writers`.
     private var staleReaders = StaleReaderSchedule()
+    /// Whether a transaction of several calls is open: the map must not be resized.
+    /// Set under `writers` and shared `access`, so read under exclusive `access`.
+    private var transactionOpen = false
 
     /// Opens the environment of the file at `path`.
     init(path: String, options: CacheOptions) throws(NormCacheError) {
@@ -108,23 +111,43 @@ final class SharedEnvironment: @unchecked Sendable {
     // MARK: Databases
 
     /// Opens `records` and `meta`, stamping a new cache with the format version and a
-    /// key salt.
+    /// key salt. A stamped file is opened in a read transaction, so that an open never
+    /// waits for the writer lock (which a transaction of several calls may hold long);
+    /// only a file to stamp takes a write transaction.
     private func openDatabases(in environment: LMDBEnvironment) throws(NormCacheError) {
+        if try openDatabases(in: environment, writing: false) { return }
+        _ = try openDatabases(in: environment, writing: true)
+    }
+
+    /// Opens the databases in a transaction that may stamp the file when `writing` (or
+    /// reports the file's errors, read-only); returns false when the file needs a stamp
+    /// this transaction cannot write.
+    private func openDatabases(in environment: LMDBEnvironment, writing: Bool) throws(NormCacheError) -> Bool {
         let txn: LMDBTransaction
-        do throws(LMDBError) { txn = try environment.begin(readOnly: readOnly) } catch { throw NormCacheError(error, path: path) }
+        do throws(LMDBError) { txn = try environment.begin(readOnly: !writing) } catch { throw NormCacheError(error, path: path) }
+        let opened: Bool
         do throws(NormCacheError) {
-            try openOrStamp(txn)
+            opened = try openOrStamp(txn, stamping: writing || readOnly)
         } catch {
             txn.abort()
             throw error
         }
+        guard opened else {
+            txn.abort()
+            return false
+        }
         // A failed commit has already ended the transaction: it must not be aborted.
         do throws(LMDBError) { try txn.commit() } catch { throw NormCacheError(error, path: path) }
+        return true
     }
 
-    private func openOrStamp(_ txn: LMDBTransaction) throws(NormCacheError) {
+    /// Opens the databases; without a meta database, stamps the file when `stamping`
+    /// (a read-only handle's `stamp` says why it cannot) and otherwise returns false.
+    private func openOrStamp(_ txn: LMDBTransaction, stamping: Bool) throws(NormCacheError) -> Bool {
         guard let meta = try lmdb("opening the meta database", { () throws(LMDBError) in try optionalDatabase(txn, "meta") }) else {
-            return try stamp(txn)
+            guard stamping else { return false }
+            try stamp(txn)
+            return true
         }
         try checkFlags(txn, meta, "meta")
         self.meta = meta
@@ -147,22 +170,26 @@ final class SharedEnvironment: @unchecked Sendable {
         }
         try checkFlags(txn, records, "records")
         self.records = records
-        try openCommitLog(txn, new: false)
+        return try openCommitLog(txn, new: false, creating: stamping)
     }
 
     /// Opens the commit log, creating it (and its floor) when the file has none and is
-    /// open for writing; `new`: this transaction creates the cache.
-    private func openCommitLog(_ txn: LMDBTransaction, new: Bool) throws(NormCacheError) {
+    /// open for writing; `new`: this transaction creates the cache. Returns false when
+    /// the log must be created but the transaction may not (`creating`: a write
+    /// transaction).
+    private func openCommitLog(_ txn: LMDBTransaction, new: Bool, creating: Bool) throws(NormCacheError) -> Bool {
         if let log = try lmdb("opening the commit log", { () throws(LMDBError) in try optionalDatabase(txn, "changes") }) {
             try checkFlags(txn, log, "changes")
             self.log = log
-            return
+            return true
         }
-        guard !readOnly else { return }
+        guard !readOnly else { return true }
+        guard creating else { return false }
         let log = try lmdb("creating the commit log") { () throws(LMDBError) in try txn.open(database: "changes", create: true) }
         self.log = log
         try StoreTransaction(txn: txn, records: records, meta: meta, path: path, keySalt: keySalt, mapped: nil, fullMap: nil,
                              log: log, changes: nil).startCommitLog(new: new)
+        return true
     }
 
     /// Creates the databases of a new cache; only an empty LMDB file can become one.
@@ -187,7 +214,7 @@ final class SharedEnvironment: @unchecked Sendable {
             }
             return (meta, try txn.open(database: "records", create: true))
         }
-        try openCommitLog(txn, new: true)
+        _ = try openCommitLog(txn, new: true, creating: true)
     }
 
     /// Refuses a database whose flags (DUPSORT, INTEGERKEY, ...) would change how keys
@@ -261,7 +288,8 @@ final class SharedEnvironment: @unchecked Sendable {
     /// caller to hand to `changeHub` once it holds no lock.
     func write<R>(reserving bytes: Int = 0, committing: Bool = true,
                   _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> (result: R, commit: Commit?) {
-        try writers.withLock { () throws(NormCacheError) -> (result: R, commit: Commit?) in
+        try refuseInherited()
+        return try writers.withLock { () throws(NormCacheError) -> (result: R, commit: Commit?) in
             try makeRoom(for: bytes)
             var resizes = 0
             while true {
@@ -286,44 +314,185 @@ final class SharedEnvironment: @unchecked Sendable {
     private func attemptWrite<R>(committing: Bool, _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> WriteAttempt<R> {
         try access.withSharedAccess { () throws(NormCacheError) -> WriteAttempt<R> in
             let environment = try openEnvironment()
-            if staleReaders.isDue(pages: Int(clamping: environment.info().me_last_pgno)) { environment.clearStaleReaders() }
-            let txn: LMDBTransaction
-            do throws(LMDBError) {
-                txn = try environment.begin(readOnly: false)
-            } catch {
-                guard error.status != .mapResized else { return .mapResized }
-                throw NormCacheError(error, path: path)
-            }
-            let fullMap = FullMapSignal()
+            guard let txn = try beginWrite(environment) else { return .mapResized }
             let changes = ChangeSet()
-            let result: R
+            return try perform(body, in: txn, environment, changes: changes, committing: committing) { (txn) throws(NormCacheError) in
+                try commitWrite(txn, environment, changes: changes)
+            }
+        }
+    }
+
+    /// Begins a write transaction (LMDB's writer lock, for this process's `writers`
+    /// holder); nil when another process has grown the map.
+    private func beginWrite(_ environment: LMDBEnvironment) throws(NormCacheError) -> LMDBTransaction? {
+        if staleReaders.isDue(pages: Int(clamping: environment.info().me_last_pgno)) { environment.clearStaleReaders() }
+        do throws(LMDBError) {
+            return try environment.begin(readOnly: false)
+        } catch {
+            guard error.status != .mapResized else { return nil }
+            throw NormCacheError(error, path: path)
+        }
+    }
+
+    /// What committing a write transaction came to.
+    private enum CommitOutcome {
+        /// Committed; the commit when it changed anything.
+        case committed(Commit?)
+        /// The map filled; the transaction has ended.
+        case mapFull
+    }
+
+    /// Runs `body` in the write transaction `txn`, noting its changes in `changes`, and
+    /// ends it: by `commit`, or by an abort on any error or when not `committing`.
+    private func perform<R>(_ body: (StoreTransaction) throws(NormCacheError) -> R, in txn: LMDBTransaction,
+                            _ environment: LMDBEnvironment, changes: ChangeSet, committing: Bool,
+                            commit: (LMDBTransaction) throws(NormCacheError) -> CommitOutcome) throws(NormCacheError) -> WriteAttempt<R> {
+        let fullMap = FullMapSignal()
+        let result: R
+        do throws(NormCacheError) {
+            result = try body(transaction(txn, environment, fullMap: fullMap, changes: changes))
+            // The last moment an interrupt stops a write: after it, the commit.
+            if committing { try InterruptCheck.now() }
+        } catch {
+            txn.abort()
+            if fullMap.isRaised { return .mapFull }
+            throw error
+        }
+        guard committing else {
+            txn.abort()
+            return .done(result, nil)
+        }
+        switch try commit(txn) {
+        case .committed(let done): return .done(result, done)
+        case .mapFull: return .mapFull
+        }
+    }
+
+    /// Commits a write transaction whose work is done: the one step every change to the
+    /// file passes, a single call's write or, at its end, a transaction of several
+    /// calls (`commitTransaction`). What the transaction changed (`changes`) is
+    /// appended to the commit log in it, then it commits; the transaction has ended
+    /// either way (a failed commit must not be aborted).
+    private func commitWrite(_ txn: LMDBTransaction, _ environment: LMDBEnvironment,
+                             changes: ChangeSet) throws(NormCacheError) -> CommitOutcome {
+        if !changes.isEmpty {
+            let fullMap = FullMapSignal()
+            let store = transaction(txn, environment, fullMap: fullMap, changes: nil)
             do throws(NormCacheError) {
-                let store = transaction(txn, environment, fullMap: fullMap, changes: changes)
-                result = try body(store)
-                // The last moment an interrupt stops a write: after it, the commit.
-                if committing { try InterruptCheck.now() }
-                if committing, !changes.isEmpty {
-                    try changes.withLogEntry { (entry) throws(NormCacheError) in try store.appendToCommitLog(entry) }
-                }
+                try changes.withLogEntry { (entry) throws(NormCacheError) in try store.appendToCommitLog(entry) }
             } catch {
                 txn.abort()
                 if fullMap.isRaised { return .mapFull }
                 throw error
             }
-            guard committing else {
-                txn.abort()
-                return .done(result, nil)
-            }
-            let id = txn.id
-            // A failed commit has already ended the transaction: it must not be aborted.
-            do throws(LMDBError) {
-                try txn.commit()
-            } catch {
-                guard error.status != .mapFull else { return .mapFull }
-                throw NormCacheError(error, path: path)
-            }
-            return .done(result, changes.isEmpty ? nil : Commit(id: id, changes: changes))
         }
+        let id = txn.id
+        do throws(LMDBError) {
+            try txn.commit()
+        } catch {
+            guard error.status != .mapFull else { return .mapFull }
+            throw NormCacheError(error, path: path)
+        }
+        return .committed(changes.isEmpty ? nil : Commit(id: id, changes: changes))
+    }
+
+    // MARK: Transactions of several calls
+
+    /// The bytes of the map a transaction of several calls may fill: `beginTransaction`
+    /// grows the map to leave twice as many free, as the map cannot grow while it is open.
+    static let transactionHeadroom = 32 << 20
+
+    /// Begins a write transaction that spans several calls of one thread: takes the
+    /// writer lock (this process's `writers`, then LMDB's, which every other writer of
+    /// every process waits for) until `commitTransaction` or `rollBackTransaction` on
+    /// the same thread. The map is grown first to leave room (`transactionHeadroom`).
+    func beginTransaction() throws(NormCacheError) -> LMDBTransaction {
+        try refuseInherited()
+        writers.lock()
+        do throws(NormCacheError) {
+            try makeRoom(for: Self.transactionHeadroom)
+            for _ in 0...Self.resizeRetries {
+                let begun = try access.withSharedAccess { () throws(NormCacheError) -> LMDBTransaction? in
+                    guard let txn = try beginWrite(try openEnvironment()) else { return nil }
+                    transactionOpen = true
+                    return txn
+                }
+                if let begun { return begun }
+                try adoptGrownMap()
+            }
+            throw resizedTooOften()
+        } catch {
+            writers.unlock()
+            throw error
+        }
+    }
+
+    /// Runs `body`, one call of the transaction `parent` (on the thread that began it),
+    /// in a transaction nested in `parent`: when `body` fails, or is not `committing`,
+    /// only what it wrote is dropped and the transaction's earlier work stays. A full
+    /// map fails the call alone, as the map cannot grow while the transaction is open.
+    func write<R>(in parent: LMDBTransaction, noting changes: ChangeSet, committing: Bool,
+                  _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+        try access.withSharedAccess { () throws(NormCacheError) -> R in
+            let environment = try openEnvironment()
+            let child: LMDBTransaction
+            do throws(LMDBError) { child = try environment.begin(nestedIn: parent) } catch { throw NormCacheError(error, path: path) }
+            let own = ChangeSet()
+            let attempt = try perform(body, in: child, environment, changes: own, committing: committing) { (child) throws(NormCacheError) -> CommitOutcome in
+                // Joins the parent: nothing reaches the file (or the log) before its commit.
+                do throws(LMDBError) { try child.commit() } catch {
+                    guard error.status != .mapFull else { return .mapFull }
+                    throw NormCacheError(error, path: path)
+                }
+                changes.absorb(own)
+                return .committed(nil)
+            }
+            guard case .done(let result, _) = attempt else {
+                throw NormCacheError(.storage, "the map of '\(path)' is full and cannot grow while a transaction is open "
+                    + "(its begin left \(2 * Self.transactionHeadroom >> 20) MiB free): this call was undone and the transaction's earlier calls stay; "
+                    + "commit or roll back, then go on in a new transaction (its begin grows the map), or open the cache with a larger \"map_size\"")
+            }
+            return result
+        }
+    }
+
+    /// Runs `body`, a read of the transaction `txn` (on the thread that began it): it
+    /// sees the transaction's own writes.
+    func read<R>(in txn: LMDBTransaction, _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+        try access.withSharedAccess { () throws(NormCacheError) -> R in
+            try body(transaction(txn, try openEnvironment(), fullMap: nil, changes: nil))
+        }
+    }
+
+    /// Commits the transaction `txn` of several calls, which changed `changes`, through
+    /// the same step as every write (`commitWrite`: one commit log entry), and releases
+    /// the writer lock; returns the commit when it changed anything. It has ended either
+    /// way.
+    func commitTransaction(_ txn: LMDBTransaction, changes: ChangeSet) throws(NormCacheError) -> Commit? {
+        defer { writers.unlock() }
+        return try access.withSharedAccess { () throws(NormCacheError) -> Commit? in
+            transactionOpen = false
+            let environment: LMDBEnvironment
+            do throws(NormCacheError) { environment = try openEnvironment() } catch {
+                txn.abort()
+                throw error
+            }
+            guard case .committed(let commit) = try commitWrite(txn, environment, changes: changes) else {
+                throw NormCacheError(.storage, "the map of '\(path)' filled while the transaction committed: nothing of it was written; "
+                    + "do the work in smaller transactions or open the cache with a larger \"map_size\"")
+            }
+            return commit
+        }
+    }
+
+    /// Drops everything the transaction `txn` of several calls wrote and releases the
+    /// writer lock; on the thread that began it.
+    func rollBackTransaction(_ txn: LMDBTransaction) {
+        access.withSharedAccess {
+            transactionOpen = false
+            txn.abort()
+        }
+        writers.unlock()
     }
 
     private func transaction(_ txn: LMDBTransaction, _ environment: LMDBEnvironment, fullMap: FullMapSignal?,
@@ -426,6 +595,9 @@ final class SharedEnvironment: @unchecked Sendable {
         try access.withExclusiveAccess { () throws(NormCacheError) in
             let environment = try openEnvironment()
             let current = environment.info().me_mapsize
+            guard !transactionOpen else {
+                throw NormCacheError(.storage, "the map of '\(path)' cannot be resized while a transaction is open")
+            }
             guard let wanted = size(current) else {
                 throw NormCacheError(.storage, "the map of '\(path)' cannot grow past \(current) bytes")
             }
@@ -457,11 +629,17 @@ final class SharedEnvironment: @unchecked Sendable {
     }
 
     private func openEnvironment() throws(NormCacheError) -> LMDBEnvironment {
+        try refuseInherited()
+        guard let environment else { throw NormCacheError(.storage, "the cache '\(path)' was closed after a failed map resize") }
+        return environment
+    }
+
+    /// Refuses an environment inherited through fork(); checked before `writers` too,
+    /// which a thread of the parent may have held at the fork.
+    private func refuseInherited() throws(NormCacheError) {
         guard belongsToThisProcess else {
             throw NormCacheError(.invalidArgument, "the cache '\(path)' was opened before fork(); a child process must open it again")
         }
-        guard let environment else { throw NormCacheError(.storage, "the cache '\(path)' was closed after a failed map resize") }
-        return environment
     }
 
     // MARK: Errors

@@ -26,6 +26,17 @@ final class ReadWriteLock: @unchecked Sendable {
         return try body()
     }
 
+    /// Takes the lock shared until `unlockShared()` on the same thread: for a hold that
+    /// spans several calls (a transaction's, `RecordStore.begin`).
+    func lockShared() {
+        pthread_rwlock_rdlock(lock)
+    }
+
+    /// Releases the shared hold `lockShared()` took.
+    func unlockShared() {
+        pthread_rwlock_unlock(lock)
+    }
+
     /// Runs `body` holding the lock exclusively.
     func withExclusiveAccess<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         pthread_rwlock_wrlock(lock)
@@ -54,12 +65,14 @@ package final class Mutex: @unchecked Sendable {
         return try body()
     }
 
-    /// Takes the mutex, for `ForkSafety`'s prepare handler, which holds it across fork().
+    /// Takes the mutex until `unlock()`: for `ForkSafety`'s prepare handler, which holds
+    /// it across fork(), and a transaction, which holds it across calls.
     func lock() {
         pthread_mutex_lock(mutex)
     }
 
-    /// Releases the mutex taken by `lock()`, in the parent after fork().
+    /// Releases the mutex taken by `lock()` (in the parent after fork(), or on the thread
+    /// that took it).
     func unlock() {
         pthread_mutex_unlock(mutex)
     }

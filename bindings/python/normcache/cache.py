@@ -11,6 +11,7 @@ response; the bindings put what every call needs first.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import operator
@@ -279,6 +280,47 @@ class Cache(ManagedHandle[CacheHandle]):
         nothing. A Python signal handler runs only between calls, so Ctrl-C reaches a
         long call through a thread that calls this (see the README, "Interrupting")."""
         lib.normcache_interrupt(self._live_handle())
+
+    @raises_closed_error
+    def begin(self) -> None:
+        """Begin a write transaction for the calling thread (normcache_begin): until
+        commit() or rollback() on this thread, every call of this thread on this cache runs
+        inside it — writes, puts, removes, document writes, and reads, which see its own
+        writes — and nothing of it is visible to other threads or processes. It holds the
+        file's single writer lock: every other writer, in every process, waits until it
+        ends; readers never wait. A call that fails inside fails alone; the earlier ones
+        stay. Raises InvalidArgumentError when this thread already has a transaction open
+        (they do not nest), ReadOnlyError on a read-only cache. Prefer transaction()."""
+        lib.normcache_begin(self._live_handle())
+
+    @raises_closed_error
+    def commit(self) -> None:
+        """Commit the calling thread's transaction, as durably as a single write; it has
+        ended whether this returns or raises. InvalidArgumentError when this thread has
+        none open on this cache."""
+        lib.normcache_commit(self._live_handle())
+
+    @raises_closed_error
+    def rollback(self) -> None:
+        """Drop everything the calling thread's transaction wrote, and end it.
+        InvalidArgumentError when this thread has none open on this cache."""
+        lib.normcache_rollback(self._live_handle())
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Cache]:
+        """A write transaction as a with block: `with cache.transaction(): ...` begins
+        one (see begin()), commits it when the block ends normally, and rolls it back
+        when the block raises, re-raising the exception. Closing the cache inside the block
+        rolls the transaction back; the block's normal end then raises ClosedError, as
+        nothing was committed."""
+        self.begin()
+        try:
+            yield self
+        except BaseException:
+            if not self.closed:
+                self.rollback()
+            raise
+        self.commit()
 
     def __repr__(self) -> str:
         """<normcache.Cache '/data/app.cache' open>, with ", read-only" when it is."""

@@ -1,0 +1,90 @@
+import Glibc
+import TestSupport
+import Testing
+@testable import NormCache
+
+/// Transactions of several calls (`begin`, `commit`, `rollBack`, `transaction { }`):
+/// atomic commits, reads of a transaction's own writes, calls that fail alone, misuse.
+@Suite struct TransactionTests {
+    @Test func writesOfATransactionCommitTogether() throws {
+        let test = try TestCache()
+        let cache = test.cache
+        _ = try cache.put(json: #"{"Gone:1": {"v": 1}, "Keep:1": {"a": 1, "b": 2}}"#)
+        let other = try test.reopen()
+        defer { other.close() }
+        let changed = try cache.transaction { (cache) throws(NormCacheError) -> [String] in
+            let changed = try cache.put(json: #"{"New:1": {"x": true}}"#)
+            #expect(try cache.remove("Gone:1"))
+            #expect(try cache.removeField("b", of: "Keep:1"))
+            // Inside: its own writes; through another handle: the last commit.
+            #expect(try cache.keys(withPrefix: "") == ["Keep:1", "New:1"])
+            #expect(try cache.record("Keep:1") == #"{"a":1}"#)
+            #expect(try other.keys(withPrefix: "") == ["Gone:1", "Keep:1"])
+            return changed
+        }
+        #expect(changed == ["New:1.x"])
+        #expect(try other.keys(withPrefix: "") == ["Keep:1", "New:1"])
+    }
+
+    @Test func anErrorRollsBackAndAFailingCallFailsAlone() throws {
+        let test = try TestCache()
+        let cache = test.cache
+        #expect(throws: NormCacheError.self) {
+            try cache.transaction { (cache) throws(NormCacheError) in
+                _ = try cache.put(json: #"{"A:1": {"v": 1}}"#)
+                throw NormCacheError(.callback, "stop")
+            }
+        }
+        #expect(try cache.keys(withPrefix: "") == [])
+        try cache.transaction { (cache) throws(NormCacheError) in
+            _ = try cache.put(json: #"{"B:1": {"v": 1}}"#)
+            do {
+                _ = try cache.put(json: #"{"C:1": {"v": 1}, "D:1": {"v": }}"#)
+                Issue.record("a put of bad JSON succeeded")
+            } catch {
+                #expect(error.code == .json)
+            }
+            _ = try cache.put(json: #"{"E:1": {"v": 1}}"#)
+        }
+        #expect(try cache.keys(withPrefix: "") == ["B:1", "E:1"])
+    }
+
+    @Test func misuseIsRefusedWithItsReason() throws {
+        let test = try TestCache()
+        let cache = test.cache
+        do {
+            try cache.commit()
+            Issue.record("a commit without a transaction succeeded")
+        } catch {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message == "no transaction to commit: none is open on the cache '\(test.path)' in this thread "
+                + "(a transaction belongs to the thread that began it)")
+        }
+        try cache.begin()
+        do {
+            try cache.begin()
+            Issue.record("a nested begin succeeded")
+        } catch {
+            #expect(error.message == "a transaction is already open on the cache '\(test.path)' in this thread; transactions do not nest")
+        }
+        try cache.rollBack()
+        do {
+            try cache.rollBack()
+            Issue.record("a second rollback succeeded")
+        } catch {
+            #expect(error.message.hasPrefix("no transaction to roll back: "))
+        }
+    }
+
+    @Test func closingInsideRollsBack() throws {
+        let test = try TestCache()
+        try test.cache.begin()
+        _ = try test.cache.put(json: #"{"A:1": {"v": 1}}"#)
+        #expect(test.cache.close())
+        let reopened = try test.reopen()
+        defer { reopened.close() }
+        #expect(try reopened.keys(withPrefix: "") == [])
+        _ = try reopened.put(json: #"{"B:1": {"v": 1}}"#)
+        #expect(try reopened.keys(withPrefix: "") == ["B:1"])
+    }
+}
