@@ -28,13 +28,13 @@ extension NormalizedCache {
     }
 
     /// Takes the rules saved in the file, if any, as this new handle's. A handle open
-    /// for writing reads them in a write transaction that it drops: opening it needs no
-    /// reader slot, and must not start needing one when every slot is taken.
+    /// for writing reads them with `peek`: opening it needs no reader slot when every
+    /// slot is taken, and does not wait for the writer lock when one is free.
     func adoptSavedRules() throws(NormCacheError) {
         let decode = { [path] (txn: StoreTransaction) throws(NormCacheError) -> SavedRules? in
             try txn.metaValue(SavedRules.metaName).map { (stored) throws(NormCacheError) in try SavedRules(stored: stored, path: path) }
         }
-        let saved = options.readOnly ? try store.read(decode) : try store.write(committing: false, checked: false, decode)
+        let saved = options.readOnly ? try store.read(decode) : try store.peek(decode)
         guard let saved else { return }
         do throws(NormCacheError) {
             try rules.adopt(saved)

@@ -98,6 +98,12 @@ final class RecordStore: @unchecked Sendable {
         try whileOpen { () throws(NormCacheError) in try shared.lastCommit() }
     }
 
+    /// Runs `body` in a read transaction, or in a dropped write transaction when every
+    /// reader slot is taken (`SharedEnvironment.peek`): for a handle opening for writing.
+    func peek<R>(_ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+        try whileOpen { () throws(NormCacheError) in try shared.peek(body) }
+    }
+
     // MARK: Transactions of several calls
 
     /// Begins a write transaction on this handle for the calling thread (see

@@ -121,10 +121,17 @@ final class SharedEnvironment: @unchecked Sendable {
 
     /// Opens the databases in a transaction that may stamp the file when `writing` (or
     /// reports the file's errors, read-only); returns false when the file needs a stamp
-    /// this transaction cannot write.
+    /// this transaction cannot write, or a handle open for writing finds every reader
+    /// slot taken.
     private func openDatabases(in environment: LMDBEnvironment, writing: Bool) throws(NormCacheError) -> Bool {
         let txn: LMDBTransaction
-        do throws(LMDBError) { txn = try environment.begin(readOnly: !writing) } catch { throw NormCacheError(error, path: path) }
+        do throws(LMDBError) {
+            txn = try environment.begin(readOnly: !writing)
+        } catch {
+            // Every reader slot taken: an open for writing needs none (test_resources).
+            guard writing || readOnly || error.status != .readersFull else { return false }
+            throw NormCacheError(error, path: path)
+        }
         let opened: Bool
         do throws(NormCacheError) {
             opened = try openOrStamp(txn, stamping: writing || readOnly)
@@ -274,6 +281,27 @@ final class SharedEnvironment: @unchecked Sendable {
             try adoptGrownMap()
         }
         throw resizedTooOften()
+    }
+
+    /// Runs `body` in a read transaction or, when every reader slot is taken (or the
+    /// map was grown), in a write transaction that is dropped: for what a handle open
+    /// for writing reads as it opens, which must wait neither for a reader slot nor for
+    /// the writer lock (a transaction of several calls may hold it long).
+    func peek<R>(_ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+        let outcome: R? = try access.withSharedAccess { () throws(NormCacheError) -> R? in
+            let environment = try openEnvironment()
+            let txn: LMDBTransaction
+            do throws(LMDBError) {
+                txn = try environment.begin(readOnly: true)
+            } catch {
+                guard error.status == .readersFull || error.status == .mapResized else { throw NormCacheError(error, path: path) }
+                return nil
+            }
+            defer { txn.abort() }
+            return try body(transaction(txn, environment, fullMap: nil, changes: nil))
+        }
+        if let outcome { return outcome }
+        return try write(committing: false, body).result
     }
 
     /// Runs `body` in a write transaction and commits it; on any error nothing is

@@ -87,4 +87,32 @@ import Testing
         _ = try reopened.put(json: #"{"B:1": {"v": 1}}"#)
         #expect(try reopened.keys(withPrefix: "") == ["B:1"])
     }
+
+    @Test func aCommitIsLoggedOnceAndWakesWatchersOnce() throws {
+        let (test, query) = try WatcherTests().heroCache()
+        let seen = Deliveries()
+        let watcher = try test.cache.watch(query, variables: #"{"episode": "JEDI"}"#, seen.record)
+        defer { watcher.cancel() }
+        let before = try test.cache.lastCommit()
+        try test.cache.transaction { (cache) throws(NormCacheError) in
+            _ = try cache.put(json: #"{"Human:1000": {"name": "Luke"}}"#)
+            #expect(try cache.remove("Starship:1") == false)
+            _ = try cache.put(json: #"{"Human:1002": {"name": "Han"}}"#)
+            #expect(seen.data.count == 1)
+        }
+        #expect(seen.data.count == 2)
+        #expect(seen.data.last == #"{"hero":{"__typename":"Droid","id":"2001","name":"R2-D2","friends":[{"__typename":"Human","id":"1000","name":"Luke"},{"__typename":"Human","id":"1002","name":"Han"}]}}"#)
+        let logged = try test.cache.changes(since: before)
+        #expect(logged.commits.count == 1)
+        #expect(logged.commits.first?.fields == ["Human:1000.name", "Human:1002.name"])
+        // A rolled-back transaction, and a failed call's changes, reach neither.
+        try test.cache.begin()
+        _ = try test.cache.put(json: #"{"Human:1000": {"name": "L"}}"#)
+        try test.cache.rollBack()
+        try test.cache.transaction { (cache) throws(NormCacheError) in
+            _ = try? cache.put(json: #"{"Human:1002": {"name": "H"}, "X:1": {"v": }}"#)
+        }
+        #expect(seen.data.count == 2)
+        #expect(try test.cache.changes(since: before).commits.count == 1)
+    }
 }

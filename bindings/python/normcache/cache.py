@@ -217,6 +217,10 @@ class Cache(ManagedHandle[CacheHandle]):
         super().__init__(None, lib.normcache_close)
         self._clock: ClockSlot | None = None
         self._clock_lock = threading.Lock()
+        #: Per thread, the handle its open transaction was begun on: commit() and
+        #: rollback() reach the library through it even while close() on another thread
+        #: (which waits for the transaction) has taken the handle away.
+        self._transaction = threading.local()
         encoded_path = os.fsencode(path)
         self._path = os.fsdecode(encoded_path)
         self._read_only = read_only is True
@@ -291,20 +295,29 @@ class Cache(ManagedHandle[CacheHandle]):
         ends; readers never wait. A call that fails inside fails alone; the earlier ones
         stay. Raises InvalidArgumentError when this thread already has a transaction open
         (they do not nest), ReadOnlyError on a read-only cache. Prefer transaction()."""
-        lib.normcache_begin(self._live_handle())
+        handle = self._live_handle()
+        lib.normcache_begin(handle)
+        self._transaction.handle = handle
 
     @raises_closed_error
     def commit(self) -> None:
         """Commit the calling thread's transaction, as durably as a single write; it has
         ended whether this returns or raises. InvalidArgumentError when this thread has
         none open on this cache."""
-        lib.normcache_commit(self._live_handle())
+        lib.normcache_commit(self._transaction_handle())
 
     @raises_closed_error
     def rollback(self) -> None:
         """Drop everything the calling thread's transaction wrote, and end it.
         InvalidArgumentError when this thread has none open on this cache."""
-        lib.normcache_rollback(self._live_handle())
+        lib.normcache_rollback(self._transaction_handle())
+
+    def _transaction_handle(self) -> CacheHandle:
+        """The handle this thread's transaction was begun on (taken: it ends now), else the
+        live handle."""
+        handle: CacheHandle | None = getattr(self._transaction, "handle", None)
+        self._transaction.handle = None
+        return handle if handle is not None else self._live_handle()
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Cache]:

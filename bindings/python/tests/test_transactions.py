@@ -198,3 +198,22 @@ def test_process_killed_inside_leaves_nothing(cache: normcache.Cache, cache_path
     cache.close()
     with normcache.Cache(cache_path) as reopened:
         assert reopened.search("") == ["After:1", "Kept:1"]
+
+
+def test_close_on_another_thread_waits_for_the_commit(cache_path: Path) -> None:
+    cache = normcache.Cache(cache_path)
+    closed = threading.Event()
+
+    def close() -> None:
+        cache.close()
+        closed.set()
+
+    thread = threading.Thread(target=close)
+    with cache.transaction():
+        cache.put({"A:1": {"v": 1}})
+        thread.start()
+        assert not closed.wait(0.3)
+    thread.join(10)
+    assert closed.is_set()
+    with normcache.Cache(cache_path) as reopened:
+        assert reopened.search("") == ["A:1"]
