@@ -265,19 +265,7 @@ final class SharedEnvironment: @unchecked Sendable {
     /// Runs `body` in a read transaction.
     func read<R>(_ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         for _ in 0...Self.resizeRetries {
-            let outcome: R? = try access.withSharedAccess { () throws(NormCacheError) -> R? in
-                let environment = try openEnvironment()
-                let txn: LMDBTransaction
-                do throws(LMDBError) {
-                    txn = try environment.begin(readOnly: true)
-                } catch {
-                    guard error.status != .mapResized else { return nil }
-                    throw NormCacheError(error, path: path)
-                }
-                defer { txn.abort() }
-                return try body(transaction(txn, environment, fullMap: nil, changes: nil))
-            }
-            if let outcome { return outcome }
+            if let outcome = try attemptRead(passing: [.mapResized], body) { return outcome }
             try adoptGrownMap()
         }
         throw resizedTooOften()
@@ -288,20 +276,26 @@ final class SharedEnvironment: @unchecked Sendable {
     /// for writing reads as it opens, which must wait neither for a reader slot nor for
     /// the writer lock (a transaction of several calls may hold it long).
     func peek<R>(_ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
-        let outcome: R? = try access.withSharedAccess { () throws(NormCacheError) -> R? in
+        if let outcome = try attemptRead(passing: [.readersFull, .mapResized], body) { return outcome }
+        return try write(committing: false, body).result
+    }
+
+    /// Runs `body` in a read transaction; nil when its begin fails with one of
+    /// `statuses`, which the caller answers.
+    private func attemptRead<R>(passing statuses: [LMDBStatus],
+                                _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R? {
+        try access.withSharedAccess { () throws(NormCacheError) -> R? in
             let environment = try openEnvironment()
             let txn: LMDBTransaction
             do throws(LMDBError) {
                 txn = try environment.begin(readOnly: true)
             } catch {
-                guard error.status == .readersFull || error.status == .mapResized else { throw NormCacheError(error, path: path) }
-                return nil
+                guard !statuses.contains(error.status) else { return nil }
+                throw NormCacheError(error, path: path)
             }
             defer { txn.abort() }
             return try body(transaction(txn, environment, fullMap: nil, changes: nil))
         }
-        if let outcome { return outcome }
-        return try write(committing: false, body).result
     }
 
     /// Runs `body` in a write transaction and commits it; on any error nothing is

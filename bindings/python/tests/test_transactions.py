@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -149,21 +150,27 @@ def test_close_inside_rolls_back(cache_path: Path) -> None:
         reopened.put({"B:1": {"v": 1}})
 
 
-def test_other_threads_writer_waits(cache: normcache.Cache, cache_path: Path) -> None:
+def check_waits_for_the_transaction(cache: normcache.Cache, action: Callable[[], object]) -> None:
+    """Run `action` on another thread while a transaction of `cache` that put First:1 is
+    open; fail unless it returns only after the commit."""
     done = threading.Event()
+
+    def run() -> None:
+        action()
+        done.set()
+
+    thread = threading.Thread(target=run)
+    with cache.transaction():
+        cache.put({"First:1": {"v": 1}})
+        thread.start()
+        assert not done.wait(0.3)
+    thread.join(10)
+    assert done.is_set()
+
+
+def test_other_threads_writer_waits(cache: normcache.Cache, cache_path: Path) -> None:
     with normcache.Cache(cache_path) as other:
-
-        def write() -> None:
-            other.put({"Later:1": {"v": 1}})
-            done.set()
-
-        thread = threading.Thread(target=write)
-        with cache.transaction():
-            cache.put({"First:1": {"v": 1}})
-            thread.start()
-            assert not done.wait(0.3)
-        thread.join(10)
-        assert done.is_set()
+        check_waits_for_the_transaction(cache, lambda: other.put({"Later:1": {"v": 1}}))
     assert cache.search("") == ["First:1", "Later:1"]
 
 
@@ -202,18 +209,7 @@ def test_process_killed_inside_leaves_nothing(cache: normcache.Cache, cache_path
 
 def test_close_on_another_thread_waits_for_the_commit(cache_path: Path) -> None:
     cache = normcache.Cache(cache_path)
-    closed = threading.Event()
-
-    def close() -> None:
-        cache.close()
-        closed.set()
-
-    thread = threading.Thread(target=close)
-    with cache.transaction():
-        cache.put({"A:1": {"v": 1}})
-        thread.start()
-        assert not closed.wait(0.3)
-    thread.join(10)
-    assert closed.is_set()
+    check_waits_for_the_transaction(cache, cache.close)
+    assert cache.closed
     with normcache.Cache(cache_path) as reopened:
-        assert reopened.search("") == ["A:1"]
+        assert reopened.search("") == ["First:1"]
