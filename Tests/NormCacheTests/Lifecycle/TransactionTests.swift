@@ -38,7 +38,7 @@ import Testing
         #expect(try cache.keys(withPrefix: "") == [])
         try cache.transaction { (cache) throws(NormCacheError) in
             _ = try cache.put(json: #"{"B:1": {"v": 1}}"#)
-            do {
+            do throws(NormCacheError) {
                 _ = try cache.put(json: #"{"C:1": {"v": 1}, "D:1": {"v": }}"#)
                 Issue.record("a put of bad JSON succeeded")
             } catch {
@@ -52,7 +52,7 @@ import Testing
     @Test func misuseIsRefusedWithItsReason() throws {
         let test = try TestCache()
         let cache = test.cache
-        do {
+        do throws(NormCacheError) {
             try cache.commit()
             Issue.record("a commit without a transaction succeeded")
         } catch {
@@ -61,14 +61,14 @@ import Testing
                 + "(a transaction belongs to the thread that began it)")
         }
         try cache.begin()
-        do {
+        do throws(NormCacheError) {
             try cache.begin()
             Issue.record("a nested begin succeeded")
         } catch {
             #expect(error.message == "a transaction is already open on the cache '\(test.path)' in this thread; transactions do not nest")
         }
         try cache.rollBack()
-        do {
+        do throws(NormCacheError) {
             try cache.rollBack()
             Issue.record("a second rollback succeeded")
         } catch {
