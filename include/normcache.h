@@ -1903,6 +1903,118 @@ int normcache_wait_commit(normcache *cache, uint64_t after, int timeout_ms, uint
  */
 int normcache_dispatch_changes(normcache *cache, uint64_t *out_commit);
 
+/* ---------------------------------------------------------------------------
+ * Garbage collection and retain counts
+ *
+ * normcache_gc removes the records no root reaches. The roots are QUERY_ROOT,
+ * MUTATION_ROOT, SUBSCRIPTION_ROOT, every plain JSON document (normcache_put_document;
+ * the entities its skeleton refers to are reached through it) and every key retained
+ * with normcache_retain; a record reaches the records its field values refer to
+ * ({"$reference": ...}, in lists and nested values too). Asked to, it also removes the
+ * fields stale beyond a grace period and the fields holding a dangling reference, and
+ * the records left without fields.
+ *
+ * It never loads the store into memory: one pass over the records in key order finds
+ * the roots and marks, depth first, the 64-bit hashes of the keys they reach (8 bytes a
+ * key in a table at most half full, plus the keys still to visit); a second pass
+ * removes and edits. Both run in ONE write transaction: readers of every process never
+ * wait for it and see the cache before or after it, never between; writers of every
+ * process wait until it commits, for about its "elapsed_us" (measured: 1M records,
+ * half unreachable, see docs/performance.md). Two keys of the same hash can only keep
+ * garbage: a record kept for a hash that the walk visited under another key makes the
+ * collection start again with another hash seed, and after three such attempts it
+ * fails with NORMCACHE_ESTORAGE, removing nothing. A process killed in the middle
+ * leaves nothing half-done: the transaction was never committed.
+ *
+ * Every removal is noted like any write's: records removed appear under "records" in
+ * normcache_changes_since, fields removed under "fields", and the watchers that used
+ * them are woken.
+ * ------------------------------------------------------------------------- */
+
+/** normcache_gc_options.flags: report what would be removed, write nothing (a read transaction). */
+#define NORMCACHE_GC_DRY_RUN 1u
+/**
+ * normcache_gc_options.flags: remove every field of a reachable record whose value holds
+ * a reference to a record that is absent (or that this collection leaves without
+ * fields). The whole field goes, as in Apollo Kotlin: a list holding one dangling
+ * reference is removed with its other elements, and a later read misses the field. A
+ * record left without fields is removed; references to it dangle until the next run.
+ */
+#define NORMCACHE_GC_DANGLING 2u
+
+/**
+ * What normcache_gc removes besides unreachable records.
+ *
+ * The struct grows at its end. `size` says how much of it the caller has (at least
+ * sizeof of this first version); a member past `size` is never read.
+ */
+typedef struct normcache_gc_options {
+    /** sizeof(normcache_gc_options): lets later versions add members. */
+    size_t size;
+    /** NORMCACHE_GC_DRY_RUN, NORMCACHE_GC_DANGLING, or 0. */
+    unsigned flags;
+    /**
+     * Seconds: remove every field whose stored expiry (from its write's max-age or
+     * Cache-Control, or from normcache_invalidate) lies at least this long in the past
+     * by the handle's clock (expiry + stale_grace <= now). Max-age rules (configure,
+     * @cacheControl) are not applied: reads apply them, and can override them. -1: keep
+     * stale fields.
+     */
+    int64_t stale_grace;
+} normcache_gc_options;
+
+/**
+ * normcache_gc — remove unreachable records (and, as `options` ask, stale and dangling
+ * fields) in one write transaction.
+ *
+ * `options` NULL: unreachable records only. *out_json receives the report, one object
+ * with members in this order:
+ *
+ *     {"dry_run":false,"removed_records":2,"unreachable_records":2,"emptied_records":0,
+ *      "removed_fields":1,"stale_fields":1,"dangling_fields":0,"kept_records":3,
+ *      "groups":{"Book:":{"records":2,"fields":1}},"mark_set_bytes":32768,"elapsed_us":120}
+ *
+ * "removed_records" = "unreachable_records" (no root reaches them) + "emptied_records"
+ * (reachable, every field removed); "removed_fields" = "stale_fields" +
+ * "dangling_fields", the fields removed from reachable records (emptied ones
+ * included); "kept_records" the records left; "groups" the removals per key group (as
+ * normcache_key_groups names them), groups without removals left out, in byte order;
+ * "mark_set_bytes" the mark table's size; "elapsed_us" the time taken, in microseconds.
+ * A dry run reports the same figures and writes nothing. Release it with normcache_free;
+ * on failure *out_json is NULL.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL out_json or
+ * out_len, options->size below sizeof, an unknown flag, stale_grace below -1);
+ * NORMCACHE_EREADONLY (not for a dry run); NORMCACHE_ENOTCACHE (a damaged record);
+ * NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM; NORMCACHE_ECALLBACK (the handle's clock failed).
+ */
+int normcache_gc(normcache *cache, const normcache_gc_options *options, char **out_json, size_t *out_len);
+
+/**
+ * normcache_retain — retain a record key: a root of normcache_gc until released as often.
+ *
+ * The count is kept in the cache file (shared by every handle and process, kept across
+ * reopens); the key need not name a record yet. *out_count (when not NULL) receives the
+ * new count.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, a key that is empty,
+ * not UTF-8 or longer than 504 bytes, a count already at UINT32_MAX);
+ * NORMCACHE_EREADONLY; NORMCACHE_ESTORAGE.
+ */
+int normcache_retain(normcache *cache, const char *key, size_t key_len, uint32_t *out_count);
+
+/**
+ * normcache_release — release a retained key once.
+ *
+ * *out_count (when not NULL) receives the count left; at 0 the key is no longer a root.
+ * A key not retained is refused, never taken below zero: NORMCACHE_EINVAL with the
+ * message "'KEY' is not retained".
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, a bad key as for
+ * normcache_retain, a key not retained); NORMCACHE_EREADONLY; NORMCACHE_ESTORAGE.
+ */
+int normcache_release(normcache *cache, const char *key, size_t key_len, uint32_t *out_count);
+
 #ifdef __cplusplus
 }
 #endif

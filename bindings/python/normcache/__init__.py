@@ -60,6 +60,7 @@ from ._options import ErrorPolicy, Headers, Policy
 from ._version import __version__
 from .cache import Cache, DocumentRefresh, Durability, RulesMode
 from .clock import Clock
+from .collection import GCReport, GroupRemovals
 from .errors import (
     CacheMiss,
     CallbackError,
@@ -131,7 +132,9 @@ __all__ = [
     "FetchReply",
     "FetchRequest",
     "FieldReport",
+    "GCReport",
     "GraphQLError",
+    "GroupRemovals",
     "Headers",
     "Interrupted",
     "InvalidArgumentError",

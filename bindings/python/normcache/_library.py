@@ -7,7 +7,19 @@ import ctypes.util
 import os
 import threading
 from collections.abc import Iterator, Mapping
-from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_int64, c_size_t, c_uint, c_uint64, c_void_p
+from ctypes import (
+    CFUNCTYPE,
+    POINTER,
+    Structure,
+    c_char_p,
+    c_int,
+    c_int64,
+    c_size_t,
+    c_uint,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
 from pathlib import Path
 from typing import Any, Callable
 
@@ -49,6 +61,10 @@ READ_IGNORE_FRESHNESS = 2
 INVALIDATE_PREFIX = 1
 #: NORMCACHE_WRITE_STRICT_KEYS: a key fallback fails the write instead of being counted.
 WRITE_STRICT_KEYS = 1
+#: NORMCACHE_GC_DRY_RUN: normcache_gc reports what it would remove and writes nothing.
+GC_DRY_RUN = 1
+#: NORMCACHE_GC_DANGLING: normcache_gc removes the fields holding a dangling reference.
+GC_DANGLING = 2
 #: NORMCACHE_MAX_AGE_LIMIT: the largest max_age a write accepts, in seconds.
 MAX_AGE_LIMIT = 2147483647
 
@@ -163,6 +179,20 @@ class ReadOptions(Structure):
         """Options with `flags` (READ_PARTIAL, READ_IGNORE_FRESHNESS) and `max_stale` (-1:
         stale data is a miss)."""
         super().__init__(size=ctypes.sizeof(ReadOptions), flags=flags, max_stale=max_stale)
+
+
+class GCOptions(Structure):
+    """normcache_gc_options: what normcache_gc removes besides unreachable records."""
+
+    _fields_ = [
+        ("size", c_size_t),
+        ("flags", c_uint),
+        ("stale_grace", c_int64),
+    ]
+
+    def __init__(self, flags: int = 0, stale_grace: int = -1) -> None:
+        """Options with `flags` (GC_DRY_RUN, GC_DANGLING) and `stale_grace` (-1: keep stale fields)."""
+        super().__init__(size=ctypes.sizeof(GCOptions), flags=flags, stale_grace=stale_grace)
 
 
 class ExecuteOptions(Structure):
@@ -328,6 +358,9 @@ _PROTOTYPES = {
         c_int,
         [CacheHandle, c_char_p, c_size_t, c_char_p, c_size_t, c_uint, POINTER(c_uint64)],
     ),
+    "normcache_gc": (c_int, [CacheHandle, POINTER(GCOptions), _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_retain": (c_int, [CacheHandle, c_char_p, c_size_t, POINTER(c_uint32)]),
+    "normcache_release": (c_int, [CacheHandle, c_char_p, c_size_t, POINTER(c_uint32)]),
     "normcache_fetch_reply_set": (c_int, [ReplyHandle, c_char_p, c_size_t, POINTER(WriteOptions)]),
     "normcache_fetch_reply_error": (c_int, [ReplyHandle, c_char_p, c_size_t]),
     "normcache_execute": (

@@ -18,10 +18,13 @@ import operator
 import os
 import threading
 from collections.abc import AsyncIterator, Iterator, Mapping
-from ctypes import byref, c_size_t, c_uint64
+from ctypes import byref, c_size_t, c_uint32, c_uint64
 from typing import Any, Literal, Optional, Union
 
 from ._library import (
+    EINVAL,
+    GC_DANGLING,
+    GC_DRY_RUN,
     INVALIDATE_PREFIX,
     MAX_AGE_LIMIT,
     MISS,
@@ -31,6 +34,7 @@ from ._library import (
     READ_PARTIAL,
     WRITE_STRICT_KEYS,
     CacheHandle,
+    GCOptions,
     OperationHandle,
     ReadOptions,
     call_with_buffer,
@@ -47,6 +51,7 @@ from ._options import (
     write_options,
 )
 from .clock import Clock, ClockSlot, set_clock
+from .collection import GCReport
 from .errors import CacheMiss, InvalidArgumentError
 from .fetching import READ_STATUSES, AsyncExecution, AsyncFetch, Execution, ExecutionResult, Fetch, OnResult
 from .freshness import ReadResult, WriteResult, missing_from_json
@@ -421,6 +426,52 @@ class Cache(ManagedHandle[CacheHandle]):
         encoded = _encode_key(prefix, "prefix")
         count = c_uint64()
         lib.normcache_remove_prefix(self._live_handle(), encoded, len(encoded), byref(count))
+        return count.value
+
+    @raises_closed_error
+    def gc(self, *, dry_run: bool = False, stale_grace: int | None = None, dangling: bool = False) -> GCReport:
+        """Remove the records no root reaches (QUERY_ROOT, MUTATION_ROOT, SUBSCRIPTION_ROOT,
+        every document, every retained key) in one write transaction: readers never wait,
+        writers wait until it commits. `stale_grace` (seconds; None: keep stale fields)
+        also removes the fields whose stored expiry is at least that long past, `dangling`
+        the fields holding a reference to an absent record (a list holding one goes
+        whole); records left without fields go too. `dry_run` writes nothing. Returns what
+        was removed, per key group."""
+        if stale_grace is not None and (isinstance(stale_grace, bool) or stale_grace < 0):
+            raise InvalidArgumentError(
+                EINVAL, f"stale_grace is {stale_grace!r}: seconds (0 or more), or None to keep stale fields"
+            )
+        flags = (GC_DRY_RUN if dry_run else 0) | (GC_DANGLING if dangling else 0)
+        options = GCOptions(flags, -1 if stale_grace is None else stale_grace)
+        _, buffer = call_with_buffer(lib.normcache_gc, self._live_handle(), byref(options))
+        return GCReport.from_json(buffer)
+
+    @raises_closed_error
+    def retain(self, key: Key) -> int:
+        """Retain the record key `key`: until released as often, gc keeps it and what it
+        refers to. The count is kept in the file, shared by every process; returns it."""
+        return self._count(lib.normcache_retain, key)
+
+    @raises_closed_error
+    def release(self, key: Key) -> int:
+        """Release a retained key once; return the count left. A key not retained raises
+        InvalidArgumentError ("'KEY' is not retained"): a count never goes below zero."""
+        return self._count(lib.normcache_release, key)
+
+    @contextlib.contextmanager
+    def retained(self, key: Key) -> Iterator[int]:
+        """Retain `key` for the block (yielding the count), and release it at its end."""
+        count = self.retain(key)
+        try:
+            yield count
+        finally:
+            self.release(key)
+
+    def _count(self, function: Any, key: Key) -> int:
+        """normcache_retain or normcache_release of `key`; the count it answers."""
+        encoded = _encode_key(key, "key")
+        count = c_uint32()
+        function(self._live_handle(), encoded, len(encoded), byref(count))
         return count.value
 
     @raises_closed_error
