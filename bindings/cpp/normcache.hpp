@@ -633,6 +633,18 @@ struct FullReadResult {
 };
 
 /**
+ * What gc removes besides unreachable records (see normcache_gc_options): a dry run
+ * writes nothing; `stale_grace` (seconds) removes the fields whose stored expiry is at
+ * least that long past (nullopt keeps them); `dangling` removes the fields holding a
+ * reference to an absent record.
+ */
+struct GCOptions {
+    bool dry_run = false;                    ///< report only, write nothing
+    std::optional<std::int64_t> stale_grace; ///< seconds past expiry; nullopt: keep stale fields
+    bool dangling = false;                   ///< remove fields holding dangling references
+};
+
+/**
  * How a write stores what it carries (normcache_write_options): how long it stays fresh
  * — a lifetime of the caller's and the response's caching headers, as the server sent
  * them (nullopt: absent); the fields the write carries expire at the earliest time these
@@ -1729,6 +1741,51 @@ public:
         Buffer json;
         detail::check(normcache_stats(live(), json.out(), json.out_len()));
         return json.str();
+    }
+
+    /**
+     * Removes the records no root reaches (QUERY_ROOT, MUTATION_ROOT, SUBSCRIPTION_ROOT,
+     * documents, retained keys) in one write transaction, and what `options` ask; returns
+     * the report, the JSON object normcache_gc documents ("removed_records", "groups", ...).
+     * Throws InvalidArgumentError (a negative stale_grace), ReadOnlyError, StorageError,
+     * NotACacheError, ClosedError.
+     */
+    std::string gc(const GCOptions &options = GCOptions())
+    {
+        normcache_gc_options c_options = {sizeof c_options, 0u, -1};
+        if (options.dry_run)
+            c_options.flags |= NORMCACHE_GC_DRY_RUN;
+        if (options.dangling)
+            c_options.flags |= NORMCACHE_GC_DANGLING;
+        if (options.stale_grace)
+            c_options.stale_grace = *options.stale_grace < 0 ? -2 : *options.stale_grace;
+        Buffer json;
+        detail::check(normcache_gc(live(), &c_options, json.out(), json.out_len()));
+        return json.str();
+    }
+
+    /**
+     * Retains the record key `key` (a root of gc until released as often; the count is
+     * kept in the file, shared by every process); returns the new count. Throws
+     * InvalidArgumentError (an empty, non-UTF-8 or over-504-byte key), ReadOnlyError,
+     * ClosedError.
+     */
+    std::uint32_t retain(std::string_view key)
+    {
+        std::uint32_t count = 0;
+        detail::check(normcache_retain(live(), key.data(), key.size(), &count));
+        return count;
+    }
+
+    /**
+     * Releases `key` once; returns the count left. Throws InvalidArgumentError ("'KEY' is
+     * not retained") for a key not retained: a count never goes below zero.
+     */
+    std::uint32_t release(std::string_view key)
+    {
+        std::uint32_t count = 0;
+        detail::check(normcache_release(live(), key.data(), key.size(), &count));
+        return count;
     }
 
     /* GraphQL operations ------------------------------------------------------ */
