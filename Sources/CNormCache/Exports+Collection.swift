@@ -33,12 +33,7 @@ public func normcache_retain(
     _ cache: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ keyLength: Int,
     _ outCount: UnsafeMutablePointer<UInt32>?
 ) -> Int32 {
-    outCount?.pointee = 0
-    return Boundary.run { () throws(NormCacheError) in
-        let count = try caches.object(cache).retain(Boundary.input(key, keyLength, "key"))
-        outCount?.pointee = count
-        return NORMCACHE_OK
-    }
+    retainCountCall(outCount) { () throws(NormCacheError) in try caches.object(cache).retain(Boundary.input(key, keyLength, "key")) }
 }
 
 @c @implementation
@@ -46,9 +41,15 @@ public func normcache_release(
     _ cache: OpaquePointer?, _ key: UnsafePointer<CChar>?, _ keyLength: Int,
     _ outCount: UnsafeMutablePointer<UInt32>?
 ) -> Int32 {
+    retainCountCall(outCount) { () throws(NormCacheError) in try caches.object(cache).release(Boundary.input(key, keyLength, "key")) }
+}
+
+/// Runs a retain or release, handing its count to `outCount` (when not NULL; 0 on failure).
+private func retainCountCall(_ outCount: UnsafeMutablePointer<UInt32>?, _ body: () throws(NormCacheError) -> UInt32) -> Int32 {
     outCount?.pointee = 0
     return Boundary.run { () throws(NormCacheError) in
-        let count = try caches.object(cache).release(Boundary.input(key, keyLength, "key"))
+        // Evaluated first: an optional chain would skip the call when outCount is NULL.
+        let count = try body()
         outCount?.pointee = count
         return NORMCACHE_OK
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import NormCache
 
-/// `normcache retain` and `normcache release`: the retain counts that make keys roots of gc.
+/// `normcache retain`: makes a record key a root of `normcache gc`.
 struct RetainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "retain",
@@ -14,14 +14,10 @@ struct RetainCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var file: CacheFile
-    @Argument(help: "The record key.")
-    var key: String
+    @OptionGroup var retained: RetainedKey
 
     func run() throws {
-        let cache = try file.openForWriting(creating: false)
-        defer { cache.close() }
-        print(try cache.retain(key))
+        try retained.change { cache, key in try cache.retain(key) }
     }
 }
 
@@ -31,20 +27,31 @@ struct ReleaseCommand: ParsableCommand {
         commandName: "release",
         abstract: "Release a retained record key once.",
         discussion: """
-            Prints the count left (0: no longer a root). A key not retained is an error (status 3, an invalid argument).
+            Prints the count left (0: no longer a root). A key not retained is an error (status 3, \
+            an invalid argument).
 
             EXAMPLE
               normcache release app.cache Draft:1
             """
     )
 
+    @OptionGroup var retained: RetainedKey
+
+    func run() throws {
+        try retained.change { cache, key in try cache.release(key) }
+    }
+}
+
+/// The arguments of `retain` and `release`: the cache file and the key.
+struct RetainedKey: ParsableArguments {
     @OptionGroup var file: CacheFile
     @Argument(help: "The record key.")
     var key: String
 
-    func run() throws {
+    /// Opens the cache, changes the key's count with `change`, and prints the new count.
+    func change(_ change: (NormalizedCache, String) throws -> UInt32) throws {
         let cache = try file.openForWriting(creating: false)
         defer { cache.close() }
-        print(try cache.release(key))
+        print(try change(cache, key))
     }
 }
