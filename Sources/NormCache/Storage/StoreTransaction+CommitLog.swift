@@ -19,6 +19,7 @@ extension StoreTransaction {
     func appendToCommitLog(_ entry: UnsafeRawBufferPointer) throws(NormCacheError) {
         guard let log else { return }
         let id = txn.id
+        try restartCommitLogIfRenumbered(log)
         var bytes = try logBytes() + entry.count
         try lmdb { () throws(LMDBError) in
             try Self.logKey(id).withBytes { (key) throws(LMDBError) in try txn.put(log, key, entry) }
@@ -38,6 +39,21 @@ extension StoreTransaction {
         }
         try setLogBytes(max(bytes, 0))
         try setLogFloor(floor)
+    }
+
+    /// Empties the log when its ids are not all below this transaction's, which happens
+    /// in a copy (a compacting copy, `normcache compact` or `mdb_copy -c`, numbers its
+    /// commits from 1 again) and after a damaged floor: commits from here on are logged
+    /// afresh, and a reader of an older id is told the log is incomplete.
+    private func restartCommitLogIfRenumbered(_ log: LMDBDatabase) throws(NormCacheError) {
+        let id = txn.id
+        let cursor = try lmdb { () throws(LMDBError) in try txn.cursor(log) }
+        let last = try lmdb { () throws(LMDBError) in try cursor.last() }.flatMap { Self.commit($0.key) }
+        cursor.close()
+        guard try logFloor() >= id || (last ?? 0) >= id else { return }
+        try lmdb { () throws(LMDBError) in try txn.empty(log) }
+        try setLogBytes(0)
+        try setLogFloor(id - 1)
     }
 
     /// The id of the newest commit whose entry the log may lack; 0 without a log.

@@ -87,6 +87,26 @@ import Testing
         #expect(seen.data == [#"{"hero":{"name":"R2-D2"}}"#, #"{"hero":{"name":"Artoo"}}"#])
     }
 
+    @Test func aCompactedCopyNumbersItsCommitsAfreshAndSoDoesItsLog() throws {
+        let test = try TestCache(options: Self.fast)
+        for round in 0..<20 { _ = try test.cache.put(json: #"{"Pet:1": {"n": \#(round)}}"#) }
+        let destination = test.directory + "/copy.cache"
+        try test.cache.copy(to: destination)
+        defer {
+            unlink(destination)
+            unlink(destination + "-lock")
+        }
+        let copy = try NormalizedCache(path: destination)
+        defer { copy.close() }
+        let start = try copy.lastCommit()
+        #expect(start < 20)
+        _ = try copy.put(json: #"{"Pet:1": {"n": 100}}"#)
+        #expect(try copy.changes(since: start) == CommitChanges(through: start + 1, complete: true, commits: [
+            LoggedCommit(id: start + 1, fields: ["Pet:1.n"]),
+        ]))
+        #expect(try !copy.changes(since: start - 1).complete)
+    }
+
     @Test func aReadOnlyHandleReadsTheLog() throws {
         let test = try TestCache()
         let start = try test.cache.lastCommit()
