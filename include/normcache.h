@@ -570,6 +570,37 @@ int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
  */
 int normcache_stats(normcache *cache, char **out_json, size_t *out_len);
 
+/**
+ * normcache_copy — a compacted, consistent copy of the cache to a new file (a backup).
+ *
+ * Writes every record as of one moment (one read transaction: each commit of any thread
+ * or process is in the copy whole or not at all) to the new file `path` (UTF-8 bytes;
+ * len NORMCACHE_NUL_TERMINATED takes them up to the first NUL), while other threads and
+ * processes go on reading and writing: readers never wait for it and writers do not
+ * either (the copy only holds a reader slot, so pages freed meanwhile are not reused
+ * until it ends and the file may grow). It is LMDB's mdb_copy -c: free pages are left
+ * out, so the copy is as small as the records allow, whatever the source has freed
+ * (normcache_clear and removals do not shrink a file; see "Compacting a cache" in the
+ * README for shrinking one in place). Works on a handle opened read-only.
+ *
+ * The file is created with O_EXCL and the permission bits of the source's data file
+ * (less the process's umask), written, and fsync'd before the call returns. It is a
+ * cache file of its own, opened like any other with normcache_open; no lock file is
+ * written beside it: the first open creates `<path>-lock`, as for any cache. A copy
+ * that fails removes the file it created.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL path with a
+ * length, an empty path ("empty destination path"), a path with a NUL byte inside its
+ * length ("destination path contains a NUL byte"), a path not UTF-8 ("path is not valid
+ * UTF-8"), a path that exists, even as a directory ("'<path>' exists: a copy is written
+ * only to a new file"; it is left untouched)); NORMCACHE_ESTORAGE with the reason from
+ * the system, for a directory that does not exist ("copying the cache to '<path>' on
+ * '<cache>' failed: No such file or directory (open)"), one that cannot be written
+ * ("... Permission denied (open)"), or a full disk; NORMCACHE_ENOTCACHE (damaged
+ * source); NORMCACHE_ENOMEM. Thread-safe.
+ */
+int normcache_copy(normcache *cache, const char *path, size_t path_len);
+
 /* ---------------------------------------------------------------------------
  * GraphQL operations
  *

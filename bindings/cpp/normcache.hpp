@@ -1788,6 +1788,14 @@ public:
         return count;
     }
 
+    /**
+     * Writes a compacted, consistent copy of the cache to the new file `path`, while
+     * other threads and processes go on writing (see normcache_copy). Throws
+     * InvalidArgumentError when `path` exists, is empty or holds a NUL byte, StorageError when
+     * it cannot be created.
+     */
+    void copy_to(std::string_view path) { detail::check(normcache_copy(live(), path.data(), path.size())); }
+
     /* GraphQL operations ------------------------------------------------------ */
 
     /**

@@ -129,14 +129,22 @@ final class LMDBEnvironment {
     }
 
     /// Writes a consistent copy of the environment, as of one read transaction, to the
-    /// new file `path` (`mdb_env_copy2`; the file must not exist: LMDB creates it with
-    /// `O_EXCL`). `compacting` (`MDB_CP_COMPACT`) leaves out free pages and renumbers
-    /// the rest: "This option may be slower since it may walk the entire tree". LMDB
-    /// creates the file before its read transaction begins: when the begin fails (as
-    /// `MDB_MAP_RESIZED` after another process grew the map), an empty file stays.
+    /// new file `path`, created with `O_EXCL` and the permission bits of the data file
+    /// (less the umask; `mdb_env_copy2` would make it 0666), then synced to disk
+    /// (`mdb_env_copyfd2` and `fsync`). `compacting` (`MDB_CP_COMPACT`) leaves out free
+    /// pages and renumbers the rest: "This option may be slower since it may walk the
+    /// entire tree". The file is created before the read transaction begins: when the
+    /// begin fails (as `MDB_MAP_RESIZED` after another process grew the map), an empty
+    /// file stays.
     func copy(to path: String, compacting: Bool) throws(LMDBError) {
+        var source = stat()
+        let mode = try fstat(dataFileDescriptor(), &source) == 0 ? source.st_mode & 0o777 : 0o600
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw LMDBError(status: LMDBStatus(rawValue: errno), call: "open") }
+        defer { close(fd) }
         let flags = compacting ? UInt32(MDB_CP_COMPACT) : 0
-        try LMDBStatus.check(StorageFaults.injected(at: .copy) ?? mdb_env_copy2(handle, path, flags), "mdb_env_copy2")
+        try LMDBStatus.check(StorageFaults.injected(at: .copy) ?? mdb_env_copyfd2(handle, fd, flags), "mdb_env_copyfd2")
+        guard fsync(fd) == 0 else { throw LMDBError(status: LMDBStatus(rawValue: errno), call: "fsync") }
     }
 
     /// Turns `MDB_NOMETASYNC` on or off.

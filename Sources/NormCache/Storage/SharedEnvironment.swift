@@ -573,7 +573,10 @@ final class SharedEnvironment: @unchecked Sendable {
                     try environment.copy(to: destination, compacting: true)
                     return true
                 } catch {
-                    if error.status != LMDBStatus(rawValue: EEXIST) { unlink(destination) }
+                    guard error.status != LMDBStatus(rawValue: EEXIST) else {
+                        throw NormCacheError(.invalidArgument, "'\(destination)' exists: a copy is written only to a new file")
+                    }
+                    unlink(destination)
                     guard error.status != .mapResized else { return false }
                     throw NormCacheError(error, path: path, doing: "copying the cache to '\(destination)'")
                 }

@@ -280,6 +280,7 @@ _PROTOTYPES = {
         [CacheHandle, c_char_p, c_size_t, c_char_p, c_size_t, c_size_t, _BUFFER_OUT, _LENGTH_OUT],
     ),
     "normcache_stats": (c_int, [CacheHandle, _BUFFER_OUT, _LENGTH_OUT]),
+    "normcache_copy": (c_int, [CacheHandle, c_char_p, c_size_t]),
     "normcache_load_schema": (c_int, [CacheHandle, c_char_p, c_size_t]),
     "normcache_configure": (c_int, [CacheHandle, c_char_p, c_size_t]),
     "normcache_save_rules": (c_int, [CacheHandle]),

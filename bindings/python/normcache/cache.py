@@ -545,6 +545,18 @@ class Cache(ManagedHandle[CacheHandle]):
         stats: dict[str, Any] = json.loads(buffer)
         return stats
 
+    @raises_closed_error
+    def copy(self, path: PathLike) -> None:
+        """Write a compacted, consistent copy of the cache to the new file `path` (a
+        backup, as SQLite's VACUUM INTO): the records as of one moment, while other threads
+        and processes go on writing. The file gets this cache file's permission bits (less
+        the umask) and is synced to disk; open it as any cache. A path that exists raises
+        InvalidArgumentError and is left untouched; an empty path, one holding a NUL byte or
+        not UTF-8 raise InvalidArgumentError; a directory that is missing or cannot be
+        written raises StorageError with the system's reason. Works read-only."""
+        encoded = os.fsencode(path)
+        lib.normcache_copy(self._live_handle(), encoded, len(encoded))
+
     # --- GraphQL operations ----------------------------------------------------------
 
     @raises_closed_error
