@@ -226,6 +226,29 @@ void test_mode_option_and_reader_stats()
                        "(\"0640\") or an integer (416)");
 }
 
+/// copy_to writes a new cache with the same records; an existing, empty or missing-directory path throws.
+void test_copy_to()
+{
+    const std::string source = fresh_path();
+    Cache cache(source);
+    cache.put(R"({"Pet:1": {"name": "Rex"}})");
+    const std::string path = fresh_path();
+    cache.copy_to(path);
+    {
+        Cache copy(path);
+        CHECK_EQ(copy.get("Pet:1"), std::optional<std::string>(R"({"name":"Rex"})"));
+    }
+    CHECK_THROWS_EXACT(cache.copy_to(path), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
+                       "'" + path + "' exists: a copy is written only to a new file");
+    CHECK_THROWS_EXACT(cache.copy_to(""), NormCache::InvalidArgumentError, NORMCACHE_EINVAL, "empty destination path");
+    CHECK_THROWS_EXACT(cache.copy_to(std::string_view("a\0b", 3)), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
+                       "destination path contains a NUL byte");
+    const std::string missing = (temp_dir() / "missing" / "copy.cache").string();
+    CHECK_THROWS_EXACT(cache.copy_to(missing), NormCache::StorageError, NORMCACHE_ESTORAGE,
+                       "copying the cache to '" + missing + "' on '" + source +
+                           "' failed: No such file or directory (open)");
+}
+
 /// Each failure of the library throws its exception type with the exact code and message.
 void test_library_errors()
 {
@@ -374,6 +397,7 @@ int main()
     test_keys_are_decoded();
     test_apollo_import_export();
     test_remove_search_clear();
+    test_copy_to();
     test_library_errors();
     test_mode_option_and_reader_stats();
     test_code_to_exception_mapping();

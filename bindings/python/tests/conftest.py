@@ -69,6 +69,14 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
+def child_environment() -> dict[str, str]:
+    """The environment of a child Python process that imports this same normcache and library."""
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = str(Path(normcache.__file__).resolve().parent.parent)
+    environment["NORMCACHE_LIBRARY"] = normcache._library.path
+    return environment
+
+
 @pytest.fixture
 def run_python() -> RunPython:
     """Run Python code in a child process that imports this same normcache and library.
@@ -77,12 +85,9 @@ def run_python() -> RunPython:
     """
 
     def run(code: str, *arguments: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        environment = dict(os.environ)
-        environment["PYTHONPATH"] = str(Path(normcache.__file__).resolve().parent.parent)
-        environment["NORMCACHE_LIBRARY"] = normcache._library.path
         return subprocess.run(
             [sys.executable, "-c", code, *arguments],
-            env=environment,
+            env=child_environment(),
             capture_output=True,
             text=True,
             timeout=timeout,
