@@ -23,8 +23,8 @@ struct Normcache: ParsableCommand {
         version: "\(NormalizedCache.version)",
         subcommands: [
             StatsCommand.self, KeysCommand.self, GetCommand.self, RemoveCommand.self, DumpCommand.self, LoadCommand.self,
-            CopyCommand.self, ChangesCommand.self, ImportCommand.self, ExportCommand.self, InvalidateCommand.self, GCCommand.self,
-            RetainCommand.self, ReleaseCommand.self, PrepareCommand.self, NormalizeCommand.self, WriteCommand.self,
+            CopyCommand.self, CompactCommand.self, ChangesCommand.self, ImportCommand.self, ExportCommand.self, InvalidateCommand.self,
+            GCCommand.self, RetainCommand.self, ReleaseCommand.self, PrepareCommand.self, NormalizeCommand.self, WriteCommand.self,
             ReadCommand.self, RulesCommand.self, BenchCommand.self, DemoCommand.self,
         ]
     )

@@ -57,6 +57,7 @@ struct LMDBEnvironmentFlags: OptionSet {
     static let readOnly = LMDBEnvironmentFlags(rawValue: UInt32(MDB_RDONLY))
     static let noMetaSync = LMDBEnvironmentFlags(rawValue: UInt32(MDB_NOMETASYNC))
     static let noThreadLocalStorage = LMDBEnvironmentFlags(rawValue: UInt32(MDB_NOTLS))
+    static let noLock = LMDBEnvironmentFlags(rawValue: UInt32(MDB_NOLOCK))
 }
 
 /// An LMDB environment (`MDB_env`), closed when released.
