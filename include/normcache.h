@@ -580,8 +580,17 @@ int normcache_stats(normcache *cache, char **out_json, size_t *out_len);
  * either (the copy only holds a reader slot, so pages freed meanwhile are not reused
  * until it ends and the file may grow). It is LMDB's mdb_copy -c: free pages are left
  * out, so the copy is as small as the records allow, whatever the source has freed
- * (normcache_clear and removals do not shrink a file; see "Compacting a cache" in the
- * README for shrinking one in place). Works on a handle opened read-only.
+ * (normcache_clear and removals do not shrink a file). Works on a handle opened
+ * read-only.
+ *
+ * To shrink a cache file in place, when no process has it open, run `normcache compact
+ * CACHE` (Swift: NormalizedCache.compact(path:)). It claims the lock file (an fcntl
+ * write lock on its first byte, which every process that has the cache open holds a
+ * read lock on), refusing when another process has the cache open. It copies the file
+ * as normcache_copy does to CACHE.compact-<pid> beside it, renames the copy over CACHE
+ * and fsyncs the directory. It rebuilds the lock table by opening the new file as its
+ * first user, then releases the claim. Processes that begin to open the cache meanwhile
+ * wait for it. See "Copies and compaction" in the README.
  *
  * The file is created with O_EXCL and the permission bits of the source's data file
  * (less the process's umask), written, and fsync'd before the call returns. It is a

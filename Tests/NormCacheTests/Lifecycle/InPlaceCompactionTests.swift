@@ -1,0 +1,53 @@
+import Glibc
+import TestSupport
+import Testing
+@testable import NormCache
+
+/// `NormalizedCache.compact(path:)`: a cache file rewritten in place without its free
+/// pages, refused while this process has it open (other processes: tests/cli/test_compact.py).
+@Suite struct InPlaceCompactionTests {
+    private func size(_ path: String) -> Int {
+        var status = stat()
+        return stat(path, &status) == 0 ? Int(status.st_size) : -1
+    }
+
+    @Test func aClearedCacheShrinksToAFewPagesAndKeepsWhatItHolds() throws {
+        let test = try TestCache()
+        let big = String(repeating: "x", count: 1000)
+        _ = try test.cache.put(json: "{" + (0..<2000).map { #""R:\#($0)": {"v": "\#(big)"}"# }.joined(separator: ",") + "}")
+        _ = try test.cache.put(json: #"{"Pet:1": {"name": "Rex"}}"#)
+        #expect(try test.cache.removeAll(withPrefix: "R:") == 2000)
+        let before = size(test.path)
+        test.cache.close()
+        let sizes = try NormalizedCache.compact(path: test.path)
+        #expect(sizes.before == before && sizes.after == size(test.path))
+        #expect(sizes.after <= 8 * 4096)
+        let reopened = try test.reopen()
+        defer { reopened.close() }
+        #expect(try reopened.record("Pet:1") == #"{"name":"Rex"}"#)
+        #expect(try reopened.stats().records == 1)
+    }
+
+    @Test func aFileOpenInThisProcessIsRefusedAndUnchanged() throws {
+        let test = try TestCache()
+        _ = try test.cache.put(json: #"{"Pet:1": {"name": "Rex"}}"#)
+        let second = try test.reopen()
+        #expect(throws: NormCacheError(.invalidArgument, "'\(test.path)' is open in this process (2 handles): close it before compacting it")) {
+            try NormalizedCache.compact(path: test.path)
+        }
+        second.close()
+        #expect(throws: NormCacheError(.invalidArgument, "'\(test.path)' is open in this process (1 handle): close it before compacting it")) {
+            try NormalizedCache.compact(path: test.path)
+        }
+        #expect(try test.cache.record("Pet:1") == #"{"name":"Rex"}"#)
+    }
+
+    @Test func badPathsAreRefused() throws {
+        #expect(throws: NormCacheError(.invalidArgument, "empty cache path")) { try NormalizedCache.compact(path: "") }
+        #expect(throws: NormCacheError(.invalidArgument, "cache path contains a NUL byte")) { try NormalizedCache.compact(path: "a\0b") }
+        #expect(throws: NormCacheError(.storage, "cannot compact '/nonexistent/a.cache': cannot stat it: No such file or directory")) {
+            try NormalizedCache.compact(path: "/nonexistent/a.cache")
+        }
+        #expect(throws: NormCacheError(.invalidArgument, "cannot compact '/tmp': not a regular file")) { try NormalizedCache.compact(path: "/tmp") }
+    }
+}
