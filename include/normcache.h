@@ -571,6 +571,26 @@ int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
 int normcache_stats(normcache *cache, char **out_json, size_t *out_len);
 
 /**
+ * normcache_key_groups — what each key group of the file holds, as a JSON array.
+ *
+ * *out_json receives [{"group": "<name>", "records": <count>, "bytes": <bytes>,
+ * "oldest_write": <seconds>, "newest_write": <seconds>}, ...], one object per key group,
+ * ordered by the UTF-8 bytes of the group's name; [] for an empty cache. A record's group
+ * is its key up to and including its first ':' ("Pet:" for Pet:7), or, when a '.' comes
+ * first or there is no ':', up to that '.' ("QUERY_ROOT" for QUERY_ROOT and
+ * QUERY_ROOT.hero.0), else the whole key. "bytes" counts the keys and the encoded records
+ * (not LMDB's pages or overhead). "oldest_write" and "newest_write" are the written-at
+ * times (seconds since 1970, by the clock of the handle that wrote them) of the group's
+ * oldest and newest field. Counted in one read transaction, visiting each record once:
+ * the cost grows with the file, so call it on request, not on a hot path. Release the
+ * buffer with normcache_free; on failure *out_json is NULL.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL out-parameters);
+ * NORMCACHE_ENOTCACHE (a damaged record); NORMCACHE_ESTORAGE; NORMCACHE_ENOMEM.
+ */
+int normcache_key_groups(normcache *cache, char **out_json, size_t *out_len);
+
+/**
  * normcache_copy — a compacted, consistent copy of the cache to a new file (a backup).
  *
  * Writes every record as of one moment (one read transaction: each commit of any thread

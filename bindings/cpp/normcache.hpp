@@ -1743,6 +1743,14 @@ public:
         return json.str();
     }
 
+    /** Each key group's records, bytes and oldest and newest write, as the JSON array of normcache_key_groups. */
+    std::string key_groups()
+    {
+        Buffer json;
+        detail::check(normcache_key_groups(live(), json.out(), json.out_len()));
+        return json.str();
+    }
+
     /**
      * Removes the records no root reaches (QUERY_ROOT, MUTATION_ROOT, SUBSCRIPTION_ROOT,
      * documents, retained keys) in one write transaction, and what `options` ask; returns

@@ -249,6 +249,20 @@ void test_copy_to()
                            "' failed: No such file or directory (open)");
 }
 
+/// key_groups returns normcache_key_groups' JSON: each group's records, bytes and writes.
+void test_key_groups()
+{
+    Cache cache(fresh_path());
+    CHECK_EQ(cache.key_groups(), std::string("[]"));
+    cache.set_clock([] { return std::int64_t{1700000000}; });
+    cache.put(R"({"Pet:1": {"name": "Rex"}, "QUERY_ROOT": {"pet": {"$reference": "Pet:1"}}})");
+    CHECK_EQ(cache.key_groups(),
+             std::string(R"([{"group":"Pet:","records":1,"bytes":28,"oldest_write":1700000000,"newest_write":1700000000},)"
+                         R"({"group":"QUERY_ROOT","records":1,"bytes":34,"oldest_write":1700000000,"newest_write":1700000000}])"));
+    cache.close();
+    CHECK_THROWS(cache.key_groups(), NormCache::ClosedError, NORMCACHE_EINVAL);
+}
+
 /// Each failure of the library throws its exception type with the exact code and message.
 void test_library_errors()
 {
@@ -398,6 +412,7 @@ int main()
     test_apollo_import_export();
     test_remove_search_clear();
     test_copy_to();
+    test_key_groups();
     test_library_errors();
     test_mode_option_and_reader_stats();
     test_code_to_exception_mapping();

@@ -91,6 +91,7 @@ from .fetching import (
     Source,
 )
 from .freshness import FieldReport, Missing, ReadResult, ReadStatus, Reason, Stale, WriteResult
+from .key_groups import KeyGroup
 from .normalized import NormalizedRecords
 from .operation import Operation
 from .resolver import KeyAnswer, KeyResolver, ResponseObject
@@ -140,6 +141,7 @@ __all__ = [
     "InvalidArgumentError",
     "JSONError",
     "KeyAnswer",
+    "KeyGroup",
     "KeyResolver",
     "LibraryLoadError",
     "LoggedCommit",

@@ -55,6 +55,7 @@ from .collection import GCReport
 from .errors import CacheMiss, InvalidArgumentError
 from .fetching import READ_STATUSES, AsyncExecution, AsyncFetch, Execution, ExecutionResult, Fetch, OnResult
 from .freshness import ReadResult, WriteResult, missing_from_json
+from .key_groups import KeyGroup
 from .managed import ManagedHandle, raises_closed_error
 from .normalized import NormalizedRecords
 from .operation import Operation
@@ -544,6 +545,14 @@ class Cache(ManagedHandle[CacheHandle]):
         _, buffer = call_with_buffer(lib.normcache_stats, self._live_handle())
         stats: dict[str, Any] = json.loads(buffer)
         return stats
+
+    @raises_closed_error
+    def key_groups(self) -> list[KeyGroup]:
+        """What each key group of the file holds (records, bytes, oldest and newest write),
+        ordered by group name; counted in one read that visits every record, so call it on
+        request (see normcache_key_groups)."""
+        _, buffer = call_with_buffer(lib.normcache_key_groups, self._live_handle())
+        return [KeyGroup.from_json(member) for member in json.loads(buffer)]
 
     @raises_closed_error
     def copy(self, path: PathLike) -> None:
