@@ -82,6 +82,22 @@ static inline void nc_drop_privileges(void)
     }
 }
 
+/**
+ * A directory for caches that NC_NOBODY may use: "<temp dir>/shared", made on first use
+ * with mode 0755 (NC_NOBODY may enter it but not write it), the temporary directory
+ * opened to 0711 so that it can be entered.
+ */
+static inline const char *nc_shared_dir(void)
+{
+    static char dir[NC_PATH_SIZE];
+    if (dir[0] == '\0') {
+        snprintf(dir, sizeof dir, "%s/shared", nc_temp_dir());
+        CHECK(mkdir(dir, 0755) == 0);
+        CHECK(chmod(nc_temp_dir(), 0711) == 0);
+    }
+    return dir;
+}
+
 /** Writes the one-byte signal `signal` to the pipe end `fd`. */
 static inline void nc_send_signal(int fd, char signal)
 {

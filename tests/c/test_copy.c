@@ -133,18 +133,6 @@ static void test_refused_destinations(void)
     CHECK_OK(normcache_close(cache));
 }
 
-/** A fresh path in a directory uid 65534 may enter but not write, owned by root. */
-static const char *shared_dir(void)
-{
-    static char dir[NC_PATH_SIZE];
-    if (dir[0] == '\0') {
-        snprintf(dir, sizeof dir, "%s/shared", nc_temp_dir());
-        CHECK(mkdir(dir, 0755) == 0);
-        CHECK(chmod(nc_temp_dir(), 0711) == 0);
-    }
-    return dir;
-}
-
 /** Child body, as uid 65534: a read-only handle copies, but not into root's directory. */
 static void unwritable_child(const char *path, int number)
 {
@@ -154,7 +142,7 @@ static void unwritable_child(const char *path, int number)
     (void)number;
     nc_drop_privileges();
     cache = NC_OPEN(path, "{\"read_only\": true}");
-    snprintf(destination, sizeof destination, "%s/copy.cache", shared_dir());
+    snprintf(destination, sizeof destination, "%s/copy.cache", nc_shared_dir());
     CHECK_CODE(normcache_copy(cache, destination, NORMCACHE_NUL_TERMINATED), NORMCACHE_ESTORAGE);
     snprintf(expected, sizeof expected, "copying the cache to '%s' on '%s' failed: Permission denied (open)",
              destination, path);
@@ -189,7 +177,7 @@ static void test_modes_and_read_only(void)
         printf("test_copy: skipping the unwritable directory: it needs root to drop to uid 65534\n");
         return;
     }
-    snprintf(source, sizeof source, "%s/readable.cache", shared_dir());
+    snprintf(source, sizeof source, "%s/readable.cache", nc_shared_dir());
     previous = umask(022);
     cache = NC_OPEN(source, "{\"mode\": \"0666\"}");
     CHECK_PUT(cache, "{\"P:1\": {\"x\": 1}}", "[\"P:1.x\"]");

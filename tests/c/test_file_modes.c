@@ -58,24 +58,12 @@ static void test_modes_under_umask(void)
     CHECK(file_mode(path) == 0600);
 }
 
-/** The directory of the other user's caches: one that uid 65534 may enter but not write. */
-static const char *shared_dir(void)
-{
-    static char dir[NC_PATH_SIZE];
-    if (dir[0] == '\0') {
-        snprintf(dir, sizeof dir, "%s/shared", nc_temp_dir());
-        CHECK(mkdir(dir, 0755) == 0);
-        CHECK(chmod(nc_temp_dir(), 0711) == 0);
-    }
-    return dir;
-}
-
 /** Creates, as root, the cache `name` in the shared directory with `options` and umask `mask`. */
 static void create_shared(char *path, const char *name, const char *options, mode_t mask)
 {
     mode_t previous = umask(mask);
     normcache *cache;
-    snprintf(path, NC_PATH_SIZE + 32, "%s/%s.cache", shared_dir(), name);
+    snprintf(path, NC_PATH_SIZE + 32, "%s/%s.cache", nc_shared_dir(), name);
     cache = NC_OPEN(path, options);
     umask(previous);
     CHECK_PUT(cache, "{\"P:1\": {\"x\": 1}}", "[\"P:1.x\"]");

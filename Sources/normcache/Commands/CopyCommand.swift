@@ -7,9 +7,10 @@ struct CopyCommand: ParsableCommand {
         commandName: "copy",
         abstract: "Copy a cache, even one in use, to a new file.",
         discussion: """
-            The copy holds the records as of one moment, compacted (LMDB's mdb_env_copy2 with \
+            The copy holds the records as of one moment, compacted (LMDB's mdb_env_copyfd2 with \
             MDB_CP_COMPACT, as mdb_copy -c), while other processes go on reading and writing. \
-            The source is opened read-only; DEST must not exist.
+            The source is opened read-only; DEST must not exist, and gets the \
+            source's permission bits.
 
             EXAMPLE
               normcache copy app.cache backup.cache

@@ -4,7 +4,7 @@ import Testing
 @testable import NormCache
 
 /// `copy(to:)`: a compacted, consistent copy of a cache file through `RecordStore`
-/// (LMDB's `mdb_env_copy2` with `MDB_CP_COMPACT`).
+/// (LMDB's `mdb_env_copyfd2` with `MDB_CP_COMPACT`, into a file made `O_EXCL`).
 @Suite struct CacheCopyTests {
     /// A path for a copy in the test's directory, removed with it.
     private func destination(_ test: TestCache, _ name: String = "copy.cache") -> String {
@@ -59,7 +59,7 @@ import Testing
         defer { remove(path) }
         try test.cache.copy(to: path)
         let copied = size(path)
-        #expect(throws: NormCacheError.self) { try test.cache.copy(to: path) }
+        #expect(throws: NormCacheError(.invalidArgument, "'\(path)' exists: a copy is written only to a new file")) { try test.cache.copy(to: path) }
         #expect(size(path) == copied)
         #expect(throws: NormCacheError(.invalidArgument, "empty destination path")) { try test.cache.copy(to: "") }
         test.cache.close()
