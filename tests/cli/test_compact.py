@@ -61,7 +61,7 @@ def test_a_cleared_cache_shrinks_to_a_few_pages_and_keeps_its_mode(cli: CLI, tmp
     out = cli.ok("compact", "big.cache")
     after = os.path.getsize(tmp_path / "big.cache")
     assert out == f"compacted 'big.cache': {before} bytes -> {after} bytes\n"
-    assert after <= 8 * 4096
+    assert after <= 12 * 4096  # meta pages, roots and the commit log of the load and the rm
     assert os.stat(tmp_path / "big.cache").st_mode & 0o777 == 0o640
     assert json.loads(cli.ok("stats", "big.cache", "--json"))["records"] == 0
     assert sorted(os.listdir(tmp_path)) == ["big.cache", "big.cache-lock"]

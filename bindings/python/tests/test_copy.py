@@ -33,7 +33,9 @@ def test_a_filled_and_cleared_cache_copies_to_a_few_pages(cache: normcache.Cache
     cache.clear()
     assert cache.stats()["bytes_used"] > 2_000_000
     cache.copy(str(tmp_path / "small.cache"))
-    assert os.path.getsize(tmp_path / "small.cache") <= 8 * 4096
+    assert (
+        os.path.getsize(tmp_path / "small.cache") <= 12 * 4096
+    )  # meta pages, roots and the commit log of the put and the clear
     with normcache.Cache(tmp_path / "small.cache") as copy:
         assert copy.stats()["records"] == 0
 
