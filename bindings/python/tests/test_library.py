@@ -51,6 +51,8 @@ _CTYPES = {
     "unsigned": ctypes.c_uint,
     "size_t*": ctypes.POINTER(ctypes.c_size_t),
     "uint64_t*": ctypes.POINTER(ctypes.c_uint64),
+    "uint64_t": ctypes.c_uint64,
+    "uint32_t*": ctypes.POINTER(ctypes.c_uint32),
     "void": None,
     "void*": ctypes.c_void_p,
     "normcache*": _library.CacheHandle,
@@ -69,12 +71,17 @@ _CTYPES = {
     "normcache_clock": _library.CLOCK,
     "normcache_write_options*": ctypes.POINTER(_library.WriteOptions),
     "normcache_read_options*": ctypes.POINTER(_library.ReadOptions),
+    "normcache_gc_options*": ctypes.POINTER(_library.GCOptions),
+    "normcache_watcher*": _library.WatcherHandle,
+    "normcache_watcher**": ctypes.POINTER(_library.WatcherHandle),
+    "normcache_watch_callback": _library.WATCH_CALLBACK,
 }
 #: The option structs of the header and the ctypes Structures that mirror them.
 _STRUCTS: dict[str, Any] = {
     "normcache_write_options": _library.WriteOptions,
     "normcache_read_options": _library.ReadOptions,
     "normcache_execute_options": _library.ExecuteOptions,
+    "normcache_gc_options": _library.GCOptions,
 }
 #: The structs the library hands to a callback, and their mirrors: text members are
 #: pointers read with their lengths, as a callback's text parameters are.
@@ -88,6 +95,7 @@ _CALLBACKS: dict[str, Any] = {
     "normcache_clock": _library.CLOCK,
     "normcache_fetch": _library.FETCH,
     "normcache_result_callback": _library.RESULT_CALLBACK,
+    "normcache_watch_callback": _library.WATCH_CALLBACK,
 }
 
 
