@@ -245,6 +245,22 @@ typedef struct normcache normcache;
  *                 more than 500000 tokens, the limit (option max_document_tokens)".
  *                 Hand-written queries are a few thousand bytes and some hundred tokens;
  *                 generated ones reach hundreds of kB.
+ *   "max_bytes":  a size limit on the cache's data (default: none; at least 65536): the
+ *                 bytes of the pages the records and the meta database hold, as
+ *                 normcache_stats reports them under "data_bytes" (not the file's size,
+ *                 which never shrinks). A write of this handle that leaves more data
+ *                 evicts, in its own transaction, the least recently written records
+ *                 (by the newest written-at time of their fields), whole, until the data
+ *                 is at most low_water × max_bytes. Never evicted: QUERY_ROOT,
+ *                 MUTATION_ROOT, SUBSCRIPTION_ROOT, and the records the write itself
+ *                 changed. A write that stays over max_bytes even so fails with
+ *                 NORMCACHE_ESTORAGE and writes nothing ("the write leaves 90112 bytes of
+ *                 data in 'app.cache', over its max_bytes of 65536, ..."). Evictions are
+ *                 removals like any other: they are in the commit log and wake watchers.
+ *                 Each handle enforces its own limit on its own writes; a handle opened
+ *                 without one evicts nothing. See also normcache_trim.
+ *   "low_water":  the fraction of max_bytes an eviction brings the data down to: a
+ *                 number greater than 0 and at most 1 (default 0.8).
  * An unknown option or a value of the wrong type is NORMCACHE_EINVAL, and nothing is
  * created. When this process has the file open already, the new handle shares its
  * environment: map_size and max_readers of the first open hold, commits get the
@@ -545,6 +561,7 @@ int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
  * normcache_stats — facts about the cache, as a JSON object.
  *
  * *out_json receives {"records": <count>, "bytes_used": <bytes of pages in use>,
+ * "data_bytes": <bytes>, "log_bytes": <bytes>, "max_bytes": <bytes, 0 for none>,
  * "map_size": <bytes>, "page_size": <bytes>, "format_version": <n>,
  * "library_version": "<x.y.z>", "read_only": <bool>, "durability": "full"|"fast",
  * "rules_fingerprint": "<16 hex digits>"|null, "saved_rules_fingerprint": "<16 hex
@@ -554,6 +571,13 @@ int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
  * handle's rules and of the rules saved in the file (null: none; see "Saved rules").
  * When they differ, this handle keys and judges records otherwise than the file's
  * rules say.
+ *
+ * "data_bytes" is what "max_bytes" (normcache_open) bounds: the bytes of the pages the
+ * records, the meta database and LMDB's main database hold. "log_bytes" is the bytes
+ * of the pages of the commit log, which keeps its own bounds (1024 commits, 16 MiB).
+ * "bytes_used" counts every page up to the last in use, free ones too: the file never
+ * shrinks, and pages freed by removals and evictions are reused by later writes.
+ * "max_bytes" is this handle's limit.
  *
  * "readers" counts the reader slots of the file in use by every process (each read in
  * progress holds one; the slots of processes that died holding them are released
@@ -1933,6 +1957,33 @@ int normcache_last_commit(normcache *cache, uint64_t *out_commit);
  * NORMCACHE_ENOMEM.
  */
 int normcache_changes_since(normcache *cache, uint64_t commit, char **out_json, size_t *out_len);
+
+/**
+ * normcache_trim — evict the least recently written records down to a size.
+ *
+ * Removes whole records, oldest first (a record's age is the newest written-at time of
+ * its fields), until the cache's data ("data_bytes" of normcache_stats: the pages the
+ * records and the meta database hold) is at most `max_bytes`, or only the root records
+ * (QUERY_ROOT, MUTATION_ROOT, SUBSCRIPTION_ROOT) are left, in one write transaction: a
+ * process killed during it leaves all of it or nothing. Evicted records are simply
+ * gone; reads that need them miss. Each eviction is a removal in the commit log
+ * (normcache_changes_since lists the keys under "records") and wakes the watchers
+ * that depend on it. It holds the file's single writer lock while it runs: it walks
+ * the records twice per round (reads are not held up). `max_bytes` 0 evicts every
+ * record but the roots.
+ *
+ * On success *out_json receives a report, to be freed with normcache_free:
+ * {"records": <evicted>, "bytes": <their key, record and entry bytes>,
+ *  "data_bytes_before": <bytes>, "data_bytes_after": <bytes>,
+ *  "groups": {"User:": 2, "QUERY_ROOT": 1}} — records evicted per key group (a key's
+ * text through its first ':', or up to a '.' that comes first). *out_len receives its
+ * length. `out_len` may be NULL. On failure *out_json is NULL and nothing is evicted.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL cache or out_json, a closed cache,
+ * max_bytes negative); NORMCACHE_EREADONLY; NORMCACHE_ESTORAGE; NORMCACHE_ENOTCACHE
+ * (a damaged record).
+ */
+int normcache_trim(normcache *cache, int64_t max_bytes, char **out_json, size_t *out_len);
 
 /**
  * normcache_wait_commit — wait for a commit newer than `after`, by any process.

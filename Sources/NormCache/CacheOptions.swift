@@ -46,17 +46,33 @@ public struct CacheOptions: Equatable, Sendable {
     /// first token past it is a `.document` error naming option `max_document_tokens`,
     /// raised as the document is read, before anything is built from it.
     public var maxDocumentTokens = 500_000
+    /// The most bytes of data (`CacheStats.dataBytes`: the pages the records and the
+    /// meta database hold, not the file's size) this handle's writes leave; 0 (the
+    /// default) for no limit. A write that leaves more evicts the least recently written
+    /// records, whole, down to `lowWater` × `maxBytes`, in its own transaction; the
+    /// root records and the records the write itself changed are never evicted, and a
+    /// write that stays over the limit even so fails with `.storage`, having written
+    /// nothing. At least `minimumMaxBytes`. Each handle enforces its own limit on its
+    /// own writes.
+    public var maxBytes = 0
+    /// The fraction of `maxBytes` an eviction brings the data down to (0.8 by default),
+    /// greater than 0 and at most 1.
+    public var lowWater = 0.8
 
     /// The default options.
     public init() {}
 
     /// The smallest initial map size accepted.
     public static let minimumMapSize = 1 << 20
+    /// The smallest `maxBytes` accepted: 64 KiB, room for the databases of an empty
+    /// cache and some records.
+    public static let minimumMaxBytes = 64 << 10
 
     /// Parses the JSON options object of `normcache_open`:
     /// `{"durability": "full"|"fast", "read_only": bool, "map_size": bytes, "max_readers": n,
     /// "rules": "saved"|"own"|"strict", "mode": "0640"|416, "max_document_bytes": n,
-    /// "max_document_tokens": n}` (the mode as a string of octal digits, or as an integer).
+    /// "max_document_tokens": n, "max_bytes": bytes, "low_water": fraction}` (the mode as a
+    /// string of octal digits, or as an integer).
     /// Empty input gives the defaults; anything else unknown or mistyped is an error.
     public init(json bytes: UnsafeRawBufferPointer) throws(NormCacheError) {
         guard !bytes.isEmpty else { return }
@@ -103,9 +119,20 @@ public struct CacheOptions: Equatable, Sendable {
                 maxDocumentBytes = try Self.limit(document, member.value, name: name)
             case "max_document_tokens":
                 maxDocumentTokens = try Self.limit(document, member.value, name: name)
+            case "max_bytes":
+                guard let value = Self.integer(document, member.value), value >= Self.minimumMaxBytes else {
+                    throw NormCacheError(.invalidArgument, "option 'max_bytes' must be an integer number of bytes, at least \(Self.minimumMaxBytes)")
+                }
+                maxBytes = value
+            case "low_water":
+                guard token.kind == .number, let value = Double(String(decoding: document.rawText(member.value), as: UTF8.self)),
+                      value > 0, value <= 1 else {
+                    throw NormCacheError(.invalidArgument, "option 'low_water' must be a number greater than 0 and at most 1")
+                }
+                lowWater = value
             default:
                 throw NormCacheError(.invalidArgument, "unknown option '\(name)' (known: durability, read_only, map_size, max_readers, "
-                    + "rules, mode, max_document_bytes, max_document_tokens)")
+                    + "rules, mode, max_document_bytes, max_document_tokens, max_bytes, low_water)")
             }
         }
     }

@@ -4,6 +4,14 @@ public struct CacheStats: Equatable, Sendable {
     public var records: Int
     /// Bytes of the pages in use in the data file.
     public var bytesUsed: Int
+    /// Bytes of the pages the records, the meta database and LMDB's main database
+    /// hold: what `CacheOptions.maxBytes` bounds. Below `bytesUsed`, which also counts
+    /// the commit log, LMDB's free pages and its two meta pages.
+    public var dataBytes: Int
+    /// Bytes of the pages of the commit log, which keeps its own bounds.
+    public var logBytes: Int
+    /// This handle's size limit (`CacheOptions.maxBytes`); 0 for none.
+    public var maxBytes: Int
     /// The current size of the memory map in bytes.
     public var mapSize: Int
     /// LMDB's page size in bytes.
@@ -32,7 +40,8 @@ public struct CacheStats: Equatable, Sendable {
     /// The stats as the JSON object of `normcache_stats`.
     public var json: [UInt8] {
         var out: [UInt8] = []
-        out.append(contentsOf: "{\"records\":\(records),\"bytes_used\":\(bytesUsed),\"map_size\":\(mapSize),".utf8)
+        out.append(contentsOf: "{\"records\":\(records),\"bytes_used\":\(bytesUsed),\"data_bytes\":\(dataBytes),".utf8)
+        out.append(contentsOf: "\"log_bytes\":\(logBytes),\"max_bytes\":\(maxBytes),\"map_size\":\(mapSize),".utf8)
         out.append(contentsOf: "\"page_size\":\(pageSize),\"format_version\":\(formatVersion),".utf8)
         out.append(contentsOf: "\"library_version\":\"\(NormalizedCache.version)\",\"read_only\":\(readOnly),".utf8)
         out.append(contentsOf: "\"durability\":\"\(durability.rawValue)\",".utf8)

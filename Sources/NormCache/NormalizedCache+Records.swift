@@ -184,12 +184,13 @@ extension NormalizedCache {
 
     /// Facts about the cache.
     public func stats() throws(NormCacheError) -> CacheStats {
-        let (count, saved) = try store.read { (txn) throws(NormCacheError) in
-            (try txn.recordCount(), try Self.savedFingerprint(in: txn))
+        let (count, saved, data, log) = try store.read { (txn) throws(NormCacheError) in
+            (try txn.recordCount(), try Self.savedFingerprint(in: txn), try txn.dataBytes(), try txn.logPageBytes())
         }
         let map = try store.mapFacts()
         let readers = try store.readerFacts()
-        return CacheStats(records: count, bytesUsed: map.bytesUsed, mapSize: map.mapSize, pageSize: map.pageSize,
+        return CacheStats(records: count, bytesUsed: map.bytesUsed, dataBytes: data, logBytes: log, maxBytes: options.maxBytes,
+                          mapSize: map.mapSize, pageSize: map.pageSize,
                           formatVersion: store.formatVersion, readOnly: options.readOnly,
                           durability: store.durability, rulesFingerprint: rules.fingerprint.map { SavedRules.text($0) },
                           savedRulesFingerprint: saved.map { SavedRules.text($0) }, readers: readers.inUse,

@@ -48,6 +48,12 @@ public final class NormalizedCache: @unchecked Sendable {
 
     /// Opens a cache whose times come from `clock` (nil: the system clock).
     init(path: String, options: CacheOptions, clock: CacheClock.Source?) throws(NormCacheError) {
+        guard options.maxBytes == 0 || options.maxBytes >= CacheOptions.minimumMaxBytes else {
+            throw NormCacheError(.invalidArgument, "max_bytes \(options.maxBytes) is below the minimum of \(CacheOptions.minimumMaxBytes) bytes")
+        }
+        guard options.lowWater > 0, options.lowWater <= 1 else {
+            throw NormCacheError(.invalidArgument, "low water \(options.lowWater) is not greater than 0 and at most 1")
+        }
         guard options.mapSize >= CacheOptions.minimumMapSize else {
             throw NormCacheError(.invalidArgument, "map size \(options.mapSize) is below the minimum of \(CacheOptions.minimumMapSize) bytes")
         }
@@ -56,7 +62,11 @@ public final class NormalizedCache: @unchecked Sendable {
         if options.rules == .strict {
             writeCheck = { (txn) throws(NormCacheError) in try NormalizedCache.checkRules(rules, in: txn) }
         }
-        store = try RecordStore(path: path, options: options, writeCheck: writeCheck)
+        var writeFinish: RecordStore.WriteCheck?
+        if options.maxBytes > 0 {
+            writeFinish = { (txn) throws(NormCacheError) in try Eviction.enforce(in: txn, options: options) }
+        }
+        store = try RecordStore(path: path, options: options, writeCheck: writeCheck, writeFinish: writeFinish)
         self.rules = rules
         self.clock = CacheClock(clock)
         interruptFlag = InterruptFlag.take()

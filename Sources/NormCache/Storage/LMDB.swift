@@ -263,6 +263,14 @@ struct LMDBTransaction {
         return Int(stat.ms_entries)
     }
 
+    /// The bytes of the pages a database holds in this transaction's view: its branch,
+    /// leaf and overflow pages times the page size (`mdb_stat`).
+    func pageBytes(_ database: LMDBDatabase) throws(LMDBError) -> Int {
+        var stat = MDB_stat()
+        try LMDBStatus.check(mdb_stat(handle, database, &stat), "mdb_stat")
+        return (stat.ms_branch_pages + stat.ms_leaf_pages + stat.ms_overflow_pages) * Int(stat.ms_psize)
+    }
+
     /// Opens a cursor, closed by `LMDBCursor.close`.
     func cursor(_ database: LMDBDatabase) throws(LMDBError) -> LMDBCursor {
         var cursor: OpaquePointer?

@@ -9,6 +9,9 @@ final class RecordStore: @unchecked Sendable {
     /// What every write transaction of this handle checks before its work (see
     /// `write`), or nil.
     private let writeCheck: WriteCheck?
+    /// What every committing write transaction of this handle runs after its work (see
+    /// `write`), or nil.
+    private let writeFinish: WriteCheck?
     private let shared: SharedEnvironment
     private let state = ReadWriteLock()
     private var isClosed = false
@@ -19,13 +22,15 @@ final class RecordStore: @unchecked Sendable {
 
     /// Opens (creating unless read-only) the cache file at `path`; checks that it is a
     /// whole normcache cache of a format this library reads. Every write of the handle
-    /// runs `writeCheck` first, unless it says it is not `checked`.
-    init(path: String, options: CacheOptions, writeCheck: WriteCheck? = nil) throws(NormCacheError) {
+    /// runs `writeCheck` first, unless it says it is not `checked`, and every committing
+    /// write runs `writeFinish` after its work.
+    init(path: String, options: CacheOptions, writeCheck: WriteCheck? = nil, writeFinish: WriteCheck? = nil) throws(NormCacheError) {
         guard !path.isEmpty else { throw NormCacheError(.invalidArgument, "empty cache path") }
         guard !path.utf8.contains(0) else { throw NormCacheError(.invalidArgument, "cache path contains a NUL byte") }
         self.path = path
         self.options = options
         self.writeCheck = writeCheck
+        self.writeFinish = writeFinish
         shared = try EnvironmentRegistry.acquire(path: path, options: options)
     }
 
@@ -67,7 +72,8 @@ final class RecordStore: @unchecked Sendable {
     /// Runs `body` in a write transaction and commits it (unless not `committing`: then
     /// what `body` wrote is seen only by itself and dropped); on any error nothing is
     /// written (see `SharedEnvironment.write`). The handle's write check runs first in
-    /// the transaction unless not `checked`.
+    /// the transaction unless not `checked`; its write finish (the size limit) runs last
+    /// when `committing`.
     ///
     /// Once the commit is done and no lock held, the watchers of the file in this
     /// process hear of what it changed (`ChangeHub`).
@@ -75,7 +81,9 @@ final class RecordStore: @unchecked Sendable {
                   _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         func checkedBody(_ txn: StoreTransaction) throws(NormCacheError) -> R {
             if checked, let writeCheck { try writeCheck(txn) }
-            return try body(txn)
+            let result = try body(txn)
+            if committing, let writeFinish { try writeFinish(txn) }
+            return result
         }
         if let open = CacheTransaction.current, open.store.shared === shared {
             guard open.store === self else { throw Self.otherHandle(open) }
