@@ -38,7 +38,7 @@ struct AgeHistogram {
     }
 
     /// The ages at or below a bucket.
-    struct Cutoff {
+    struct Cutoff: Equatable {
         let bucket: UInt64
         let shift: UInt64
 

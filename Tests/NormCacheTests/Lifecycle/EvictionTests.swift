@@ -155,6 +155,45 @@ import Testing
         #expect(try keys(test.cache) == ["Item:4", "Item:9"])
     }
 
+    @Test func theHistogramStaysBoundedAndCutsAtWholeBuckets() {
+        var histogram = AgeHistogram()
+        for age: UInt64 in 0..<10_000 { histogram.add(age: age, bytes: 10) }
+        // 10,000 ages in at most 4,096 buckets: each bucket is 4 seconds (40 bytes) wide.
+        let one = histogram.cutoff(covering: 25, sparingFrom: nil)
+        #expect(one?.includes(3) == true)
+        #expect(one?.includes(4) == false)
+        let two = histogram.cutoff(covering: 41, sparingFrom: nil)
+        #expect(two?.includes(7) == true)
+        #expect(two?.includes(8) == false)
+        // Sparing from age 6 leaves its bucket (4-7) and every later one.
+        let spared = histogram.cutoff(covering: 1_000, sparingFrom: 6)
+        #expect(spared?.includes(3) == true)
+        #expect(spared?.includes(4) == false)
+        #expect(histogram.cutoff(covering: 1, sparingFrom: 2) == nil)
+        #expect(AgeHistogram().cutoff(covering: 1, sparingFrom: nil) == nil)
+    }
+
+    @Test func aWriteTooLargeToLogKeyByKeyKeepsTheNewestSecond() throws {
+        let clock = Clock()
+        var options = CacheOptions()
+        options.maxBytes = 16 << 20
+        let test = try TestCache(options: options, clock: { clock.now })
+        clock.now = 100
+        let body = String(repeating: "o", count: 1_000_000)
+        for index in 0..<10 { _ = try test.cache.put(json: #"{"Old:\#(index)": {"body": "\#(body)"}}"#) }
+        let commit = try test.cache.lastCommit()
+        // 40,000 records of 109-byte keys note more than ChangeSet.maximumBytes of changes:
+        // the commit keeps no keys, and the records of its second (200) stand for its own.
+        clock.now = 200
+        let tail = String(repeating: "k", count: 100)
+        let records = (0..<40_000).map { #""New:\#(tail)\#(10_000 + $0)": {"n": \#($0)}"# }.joined(separator: ",")
+        _ = try "{\(records)}".withUTF8Bytes { (bytes) throws(NormCacheError) in try test.cache.put(json: bytes, reportingChanges: false) }
+        #expect(try test.cache.changes(since: commit).commits.map(\.all) == [true])
+        #expect(try test.cache.keys(withPrefix: "Old:") == [])
+        #expect(try test.cache.stats().records == 40_000)
+        #expect(try test.cache.stats().dataBytes <= 16 << 20)
+    }
+
     @Test func theOptionsAreChecked() throws {
         for (json, message) in [
             (#"{"max_bytes": 0}"#, "option 'max_bytes' must be an integer number of bytes, at least 65536"),
