@@ -1977,9 +1977,9 @@ int normcache_changes_since(normcache *cache, uint64_t commit, char **out_json, 
  *  "data_bytes_before": <bytes>, "data_bytes_after": <bytes>,
  *  "groups": {"User:": 2, "QUERY_ROOT": 1}} — records evicted per key group (a key's
  * text through its first ':', or up to a '.' that comes first). *out_len receives its
- * length. `out_len` may be NULL. On failure *out_json is NULL and nothing is evicted.
+ * length. On failure *out_json is NULL and nothing is evicted.
  *
- * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL cache or out_json, a closed cache,
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed cache, NULL out_json or out_len,
  * max_bytes negative); NORMCACHE_EREADONLY; NORMCACHE_ESTORAGE; NORMCACHE_ENOTCACHE
  * (a damaged record).
  */

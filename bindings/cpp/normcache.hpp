@@ -1804,6 +1804,20 @@ public:
      */
     void copy_to(std::string_view path) { detail::check(normcache_copy(live(), path.data(), path.size())); }
 
+    /**
+     * Evicts the least recently written records, whole, until the data ("data_bytes" of
+     * stats()) is at most `max_bytes` or only the roots are left, in one atomic write;
+     * returns the report as a JSON object (see normcache_trim). Throws
+     * InvalidArgumentError for a negative `max_bytes`, ReadOnlyError, StorageError, or
+     * ClosedError.
+     */
+    std::string trim(std::int64_t max_bytes)
+    {
+        Buffer json;
+        detail::check(normcache_trim(live(), max_bytes, json.out(), json.out_len()));
+        return json.str();
+    }
+
     /* GraphQL operations ------------------------------------------------------ */
 
     /**

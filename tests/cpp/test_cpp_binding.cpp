@@ -178,6 +178,31 @@ void test_keys_are_decoded()
 }
 
 /// remove, remove_field, remove_prefix, search with after and limit, clear and stats.
+/// trim evicts the least recently written records down to a size and reports them by
+/// key group; a write over "max_bytes" is refused (StorageError) and writes nothing.
+void test_trim_and_max_bytes()
+{
+    Cache cache(fresh_path(), R"({"max_bytes": 65536})");
+    std::int64_t now = 1700000000;
+    cache.set_clock([&now] { return now; });
+    const std::string body(20000, 'x');
+    for (const char *key : {"User:2", "User:1", "Post:1"}) {
+        now += 100;
+        cache.put(std::string(R"({")") + key + R"(": {"body": ")" + body + R"("}})");
+    }
+    // Three records of five overflow pages pass 65536 bytes: the write of Post:1 evicts
+    // the older two to come under the low-water mark of 52428.
+    CHECK_EQ(cache.search(""), (Strings{"Post:1"}));
+    const std::string report = cache.trim(0);
+    CHECK_EQ(report.find(R"("records":1,)"), std::size_t{1});
+    CHECK(report.find(R"("groups":{"Post:":1}})") != std::string::npos);
+    CHECK_EQ(cache.search(""), Strings{});
+    CHECK_THROWS_EXACT(cache.trim(-1), NormCache::InvalidArgumentError, NORMCACHE_EINVAL, "max_bytes -1 is negative");
+    CHECK_THROWS_WITH(cache.put(R"({"Huge:1": {"body": ")" + std::string(100000, 'y') + R"("}})"), NormCache::StorageError,
+                      NORMCACHE_ESTORAGE, "over its max_bytes of 65536");
+    CHECK_EQ(cache.search(""), Strings{});
+}
+
 void test_remove_search_clear()
 {
     Cache cache(fresh_path(), R"({"durability": "fast"})");
@@ -413,6 +438,7 @@ int main()
     test_remove_search_clear();
     test_copy_to();
     test_key_groups();
+    test_trim_and_max_bytes();
     test_library_errors();
     test_mode_option_and_reader_stats();
     test_code_to_exception_mapping();
