@@ -189,6 +189,8 @@ class Cache(ManagedHandle[CacheHandle]):
         mode: int | None = None,
         max_document_bytes: int | None = None,
         max_document_tokens: int | None = None,
+        max_bytes: int | None = None,
+        low_water: float | None = None,
     ) -> None:
         """Open, and unless read-only create, the cache file at `path` (its directory must
         exist; the lock file `<path>-lock` is made beside it).
@@ -216,6 +218,15 @@ class Cache(ManagedHandle[CacheHandle]):
           takes (defaults 4 MiB and 500,000 tokens, at least 1); a larger one raises
           DocumentError naming the limit, the figure and the option, before it is parsed
           (bytes) or as the first token past the limit is read (tokens).
+        - max_bytes: a limit on the data (stats()["data_bytes"]: the pages the records
+          hold, not the file's size; at least 65536). A write of this handle that leaves
+          more evicts the least recently written records, whole, down to low_water
+          times max_bytes in its own transaction; the roots (QUERY_ROOT, MUTATION_ROOT,
+          SUBSCRIPTION_ROOT) and the records the write changed stay, and a write still
+          over the limit raises StorageError and writes nothing. Each handle enforces its
+          own limit. See trim.
+        - low_water: the fraction of max_bytes an eviction brings the data down to
+          (default 0.8; greater than 0, at most 1).
 
         A value of the wrong type or out of range raises InvalidArgumentError, and nothing
         is created.
@@ -238,6 +249,8 @@ class Cache(ManagedHandle[CacheHandle]):
             "mode": mode,
             "max_document_bytes": max_document_bytes,
             "max_document_tokens": max_document_tokens,
+            "max_bytes": max_bytes,
+            "low_water": low_water,
         }
         options = {name: value for name, value in given.items() if value is not None}
         if read_only is not False:
@@ -535,7 +548,9 @@ class Cache(ManagedHandle[CacheHandle]):
 
     @raises_closed_error
     def stats(self) -> dict[str, Any]:
-        """Facts about the cache: records, bytes_used, map_size, page_size, format_version,
+        """Facts about the cache: records, bytes_used, data_bytes (what max_bytes bounds),
+        log_bytes (the commit log's pages), max_bytes (this handle's limit, 0 for none),
+        map_size, page_size, format_version,
         library_version, read_only, durability, rules_fingerprint and
         saved_rules_fingerprint: 16 hexadecimal digits for the rules of this cache handle
         and of its file (None: no rules), which differ when this handle keys records
@@ -565,6 +580,18 @@ class Cache(ManagedHandle[CacheHandle]):
         written raises StorageError with the system's reason. Works read-only."""
         encoded = os.fsencode(path)
         lib.normcache_copy(self._live_handle(), encoded, len(encoded))
+
+    @raises_closed_error
+    def trim(self, max_bytes: int) -> dict[str, Any]:
+        """Evict the least recently written records, whole, until the data
+        (stats()["data_bytes"]) is at most `max_bytes` or only the roots are left, in one
+        atomic write; 0 evicts every record but QUERY_ROOT, MUTATION_ROOT and
+        SUBSCRIPTION_ROOT. Returns normcache_trim's report: {"records": evicted,
+        "bytes": their bytes, "data_bytes_before": ..., "data_bytes_after": ...,
+        "groups": {"User:": 2}}. A negative max_bytes raises InvalidArgumentError."""
+        _, buffer = call_with_buffer(lib.normcache_trim, self._live_handle(), max_bytes)
+        report: dict[str, Any] = json.loads(buffer)
+        return report
 
     # --- GraphQL operations ----------------------------------------------------------
 

@@ -10,6 +10,9 @@ MIB = 1024 * 1024
 FIELDS = {
     "records",
     "bytes_used",
+    "data_bytes",
+    "log_bytes",
+    "max_bytes",
     "map_size",
     "page_size",
     "format_version",
