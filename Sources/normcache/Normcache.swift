@@ -22,7 +22,7 @@ struct Normcache: ParsableCommand {
             """,
         version: "\(NormalizedCache.version)",
         subcommands: [
-            StatsCommand.self, KeysCommand.self, GetCommand.self, RemoveCommand.self, DumpCommand.self, LoadCommand.self,
+            StatsCommand.self, KeysCommand.self, GetCommand.self, RemoveCommand.self, TrimCommand.self, DumpCommand.self, LoadCommand.self,
             CopyCommand.self, CompactCommand.self, ChangesCommand.self, ImportCommand.self, ExportCommand.self, InvalidateCommand.self,
             GCCommand.self, RetainCommand.self, ReleaseCommand.self, PrepareCommand.self, NormalizeCommand.self, WriteCommand.self,
             ReadCommand.self, RulesCommand.self, BenchCommand.self, DemoCommand.self,

@@ -14,15 +14,16 @@ def test_stats_text(cli: CLI, pets: str) -> None:
     lines = out.splitlines()
     assert lines[0] == "records       4"
     assert re.fullmatch(r"bytes used    \d+", lines[1])
-    assert re.fullmatch(r"map size      \d+", lines[2])
-    assert lines[3] == "format        1"
-    assert lines[4] == "saved rules   -"
-    assert lines[5] == "readers       0 of 126 slots, oldest 0 commits behind"
-    assert re.fullmatch(r"oldest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[6])
-    assert re.fullmatch(r"newest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[7])
-    assert lines[8] == ""
-    assert re.split(r"\s{2,}", lines[9]) == ["group", "records", "bytes", "oldest write", "newest write"]
-    rows = [re.split(r"\s+", line.strip()) for line in lines[10:]]
+    assert re.fullmatch(r"data bytes    \d+ \(commit log \d+\)", lines[2])
+    assert re.fullmatch(r"map size      \d+", lines[3])
+    assert lines[4] == "format        1"
+    assert lines[5] == "saved rules   -"
+    assert lines[6] == "readers       0 of 126 slots, oldest 0 commits behind"
+    assert re.fullmatch(r"oldest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[7])
+    assert re.fullmatch(r"newest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[8])
+    assert lines[9] == ""
+    assert re.split(r"\s{2,}", lines[10]) == ["group", "records", "bytes", "oldest write", "newest write"]
+    rows = [re.split(r"\s+", line.strip()) for line in lines[11:]]
     assert [(row[0], row[1]) for row in rows] == [("Pet:", "2"), ("QUERY_ROOT", "1"), ("User:", "1")]
 
 
@@ -31,7 +32,8 @@ def test_stats_json(cli: CLI, pets: str) -> None:
     cli.ok("load", pets, stdin='{"Pet:3": {"name": "Kit"}}\n')
     stats = json.loads(cli.ok("stats", pets, "--json"))
     assert set(stats) == {
-        "records", "bytes_used", "map_size", "page_size", "format_version", "library_version", "read_only",
+        "records", "bytes_used", "data_bytes", "log_bytes", "max_bytes", "map_size", "page_size", "format_version",
+        "library_version", "read_only",
         "durability", "rules_fingerprint", "saved_rules_fingerprint", "readers", "max_readers", "oldest_reader_lag",
         "groups", "oldest_write", "newest_write",
     }  # fmt: skip
@@ -47,7 +49,7 @@ def test_stats_of_an_empty_cache(cli: CLI) -> None:
     cli.ok("load", "empty.cache", stdin="")
     stats = json.loads(cli.ok("stats", "empty.cache", "--json"))
     assert (stats["records"], stats["groups"], stats["oldest_write"], stats["newest_write"]) == (0, [], None, None)
-    assert cli.ok("stats", "empty.cache").splitlines()[6:] == ["oldest write  -", "newest write  -"]
+    assert cli.ok("stats", "empty.cache").splitlines()[7:] == ["oldest write  -", "newest write  -"]
 
 
 def test_keys_lists_a_group_or_everything(cli: CLI, pets: str) -> None:

@@ -25,7 +25,7 @@ def test_saved_rules_key_later_commands(cli: CLI) -> None:
     assert (read["status"], read["data"]) == ("complete", {"dog": {"id": "1", "name": "Rex"}})
     stats = json.loads(cli.ok("stats", "app.cache", "--json"))
     assert stats["saved_rules_fingerprint"] == stats["rules_fingerprint"] == fingerprint
-    assert cli.ok("stats", "app.cache").splitlines()[4] == f"saved rules   {fingerprint}"
+    assert cli.ok("stats", "app.cache").splitlines()[5] == f"saved rules   {fingerprint}"
 
 
 def test_rules_clear(cli: CLI) -> None:

@@ -9,7 +9,8 @@ struct StatsCommand: ParsableCommand {
         discussion: """
             A key group is a key's text up to its first ':' (Pet:), or up to its first '.' when that \
             comes first (QUERY_ROOT). Bytes are those of the keys and encoded records; "bytes used" \
-            counts the file's pages. "saved rules" is the fingerprint of the schema and key rules \
+            counts the file's pages, free ones too (the file never shrinks); "data bytes" those \
+            the records hold, which normcache trim and the max_bytes option bound. "saved rules" is the fingerprint of the schema and key rules \
             saved in the file (see normcache rules), or - when it has none. Times are UTC; with \
             --json, seconds since 1970.
 
@@ -41,6 +42,7 @@ struct StatsCommand: ParsableCommand {
         }
         print("records       \(stats.records)")
         print("bytes used    \(stats.bytesUsed)")
+        print("data bytes    \(stats.dataBytes) (commit log \(stats.logBytes))")
         print("map size      \(stats.mapSize)")
         print("format        \(stats.formatVersion)")
         print("saved rules   \(stats.savedRulesFingerprint ?? "-")")
