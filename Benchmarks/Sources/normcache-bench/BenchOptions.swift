@@ -19,6 +19,8 @@ struct BenchOptions {
     var watcherWrites = 1_000
     /// Another process's commits whose way to a watcher the watchers workload times.
     var watcherCrossProcessCommits = 200
+    /// Puts of 100 new records of the eviction workload.
+    var evictionPuts = 400
     /// Seconds of each concurrency run.
     var concurrencySeconds = 10.0
     /// Feed sizes of the scale workload.
@@ -37,7 +39,7 @@ struct BenchOptions {
     var python = "python3"
 
     /// Every workload, in the order of the issue.
-    static let allWorkloads = ["feed", "freshness", "swapi", "large", "groups", "small-writes", "concurrency", "scale", "documents", "watchers"]
+    static let allWorkloads = ["feed", "freshness", "swapi", "large", "groups", "small-writes", "concurrency", "scale", "documents", "watchers", "eviction"]
 
     /// A run of seconds that exercises every workload: tiny sizes, few runs.
     static var smoke: BenchOptions {
@@ -50,6 +52,7 @@ struct BenchOptions {
         options.smallWrites = 100
         options.watcherWrites = 50
         options.watcherCrossProcessCommits = 10
+        options.evictionPuts = 40
         options.concurrencySeconds = 0.5
         options.scaleSizes = [200, 2_000]
         options.documentSizes = [100, 400]

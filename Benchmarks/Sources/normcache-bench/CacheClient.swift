@@ -120,6 +120,19 @@ final class CacheClient {
         return bytes
     }
 
+    /// The integer member `name` of the cache's `normcache_stats` object.
+    func statNumber(_ name: String) throws -> Int {
+        var json: [UInt8] = []
+        _ = try Self.output("normcache_stats", wanted: true, keep: { json = Array($0) }, { out, length in normcache_stats(handle, out, length) })
+        let member = Array("\"\(name)\":".utf8)
+        guard json.count >= member.count,
+              let at = (0...(json.count - member.count)).first(where: { json[$0..<($0 + member.count)].elementsEqual(member) }),
+              let value = Int(String(decoding: json[(at + member.count)...].prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") },
+                                     as: UTF8.self))
+        else { throw BenchError("normcache_stats has no number \(name)") }
+        return value
+    }
+
     /// Runs a call with an optional output buffer; returns the output's length after
     /// passing it to `keep` and releasing it.
     private static func output(_ what: String, wanted: Bool, keep: (UnsafeRawBufferPointer) -> Void = { _ in },

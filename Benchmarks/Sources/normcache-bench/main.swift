@@ -35,6 +35,7 @@ struct BenchCommand: ParsableCommand {
             "feed": bench.runFeed, "swapi": bench.runSwapi, "large": bench.runLarge, "groups": bench.runGroups,
             "small-writes": bench.runSmallWrites, "concurrency": bench.runConcurrency, "scale": bench.runScale,
             "freshness": bench.runFreshness, "documents": bench.runDocuments, "watchers": bench.runWatchers,
+            "eviction": bench.runEviction,
         ]
         for name in options.workloads {
             bench.progress("== \(name)")
