@@ -67,8 +67,10 @@ enum Eviction {
     }
 
     /// What a write's own eviction (`CacheOptions.maxBytes`) must leave: the records the
-    /// write changed. When its change set keeps no keys (past `ChangeSet.maximumBytes`),
-    /// the records written in the newest second stand for them.
+    /// write changed, whether noted field by field or, as a record the write created,
+    /// whole (a whole record the write removed is gone anyway). When its change set
+    /// keeps no keys (past `ChangeSet.maximumBytes`), the records written in the newest
+    /// second stand for them.
     struct Spared {
         private var keys: Set<[UInt8]> = []
         /// Whether the records of the newest written-at second are spared.
@@ -77,13 +79,13 @@ enum Eviction {
         /// Spares nothing.
         init() {}
 
-        /// Spares the records `changes` names fields of.
+        /// Spares the records `changes` names, by their fields or whole.
         init(changes: ChangeSet) {
             changes.forEachChange { change in
                 switch change {
-                case .field(let record, _): keys.insert(Array(record))
+                case .field(let record, _), .record(let record): keys.insert(Array(record))
                 case .everything: newestSecond = true
-                case .record, .prefix: break
+                case .prefix: break
                 }
             }
         }
