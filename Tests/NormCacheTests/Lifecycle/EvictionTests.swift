@@ -70,6 +70,18 @@ import Testing
             + #""data_bytes_after":\#(report.dataBytesAfter),"groups":{"QUERY_ROOT":1,"User:":1}}"#)
     }
 
+    @Test func aPlainJSONDocumentIsEvictedLikeAnyRecordAndThenMisses() throws {
+        let clock = Clock()
+        let test = try TestCache(clock: { clock.now })
+        clock.now = 100
+        _ = try test.cache.putDocument("GET https://api.example/feed", json: #"{"items": ["\#(Self.body)"]}"#)
+        try putLarge(test.cache, clock, "User:1", at: 200)
+        let report = try test.cache.trim(toBytes: try test.cache.stats().dataBytes - 1)
+        #expect(report.groups == [EvictionReport.Group(group: "GET https:", records: 1)])
+        #expect(try test.cache.document("GET https://api.example/feed").status == .miss)
+        #expect(try keys(test.cache) == ["User:1"])
+    }
+
     @Test func anEvictionIsLoggedAndWakesTheWatchersOfTheRecord() throws {
         let clock = Clock()
         let test = try TestCache(clock: { clock.now })
