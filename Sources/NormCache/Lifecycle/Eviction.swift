@@ -125,7 +125,9 @@ enum Eviction {
                 batch.keys.append((Array(key), size))
                 return batch.keys.count < batchSize
             }
-            for (key, size) in batch.keys where try key.withBytes({ (key) throws(NormCacheError) in try txn.removeRecord(key) }) {
+            for (key, size) in batch.keys {
+                let found = try key.withBytes { (key) throws(NormCacheError) in try txn.removeRecord(key) }
+                guard found else { continue }
                 removed += 1
                 report.records += 1
                 report.bytes += size
