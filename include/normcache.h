@@ -252,8 +252,8 @@ typedef struct normcache normcache;
  *                 evicts, in its own transaction, the least recently written records
  *                 (by the newest written-at time of their fields), whole, until the data
  *                 is at most low_water × max_bytes. Never evicted: QUERY_ROOT,
- *                 MUTATION_ROOT, SUBSCRIPTION_ROOT, and the records the write itself
- *                 changed. A write that stays over max_bytes even so fails with
+ *                 MUTATION_ROOT, SUBSCRIPTION_ROOT, keys retained with
+ *                 normcache_retain, and the records the write itself changed. A write that stays over max_bytes even so fails with
  *                 NORMCACHE_ESTORAGE and writes nothing ("the write leaves 90112 bytes of
  *                 data in 'app.cache', over its max_bytes of 65536, ..."). Evictions are
  *                 removals like any other: they are in the commit log and wake watchers.
@@ -1964,13 +1964,14 @@ int normcache_changes_since(normcache *cache, uint64_t commit, char **out_json, 
  * Removes whole records, oldest first (a record's age is the newest written-at time of
  * its fields), until the cache's data ("data_bytes" of normcache_stats: the pages the
  * records and the meta database hold) is at most `max_bytes`, or only the root records
- * (QUERY_ROOT, MUTATION_ROOT, SUBSCRIPTION_ROOT) are left, in one write transaction: a
+ * (QUERY_ROOT, MUTATION_ROOT, SUBSCRIPTION_ROOT) and retained keys (normcache_retain)
+ * are left, in one write transaction: a
  * process killed during it leaves all of it or nothing. Evicted records are simply
  * gone; reads that need them miss. Each eviction is a removal in the commit log
  * (normcache_changes_since lists the keys under "records") and wakes the watchers
  * that depend on it. It holds the file's single writer lock while it runs: it walks
  * the records twice per round (reads are not held up). `max_bytes` 0 evicts every
- * record but the roots.
+ * record but the roots and the retained keys.
  *
  * On success *out_json receives a report, to be freed with normcache_free:
  * {"records": <evicted>, "bytes": <their key, record and entry bytes>,

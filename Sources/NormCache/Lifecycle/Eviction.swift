@@ -27,7 +27,10 @@ enum Eviction {
 
     /// Evicts records, oldest first, until the data of `txn` is at most `target` bytes
     /// or only roots and `spared` records are left; reports what it removed.
-    static func evict(_ txn: StoreTransaction, downTo target: Int, sparing spared: Spared = Spared()) throws(NormCacheError) -> EvictionReport {
+    /// Retained keys (`retain`) are spared too.
+    static func evict(_ txn: StoreTransaction, downTo target: Int, sparing given: Spared = Spared()) throws(NormCacheError) -> EvictionReport {
+        var spared = given
+        try txn.forEachRetainedKey { (key) throws(NormCacheError) in spared.insert(key) }
         var report = EvictionReport(dataBytesBefore: try txn.dataBytes())
         report.dataBytesAfter = report.dataBytesBefore
         var groups: [[UInt8]: Int] = [:]
@@ -88,6 +91,11 @@ enum Eviction {
                 case .prefix: break
                 }
             }
+        }
+
+        /// Spares the record `key` too.
+        mutating func insert(_ key: UnsafeRawBufferPointer) {
+            keys.insert(Array(key))
         }
 
         /// Whether the record `key` is spared by name.

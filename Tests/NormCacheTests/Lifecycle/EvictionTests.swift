@@ -70,6 +70,19 @@ import Testing
             + #""data_bytes_after":\#(report.dataBytesAfter),"groups":{"QUERY_ROOT":1,"User:":1}}"#)
     }
 
+    @Test func aRetainedRecordIsNeverEvictedUntilReleased() throws {
+        let clock = Clock()
+        let test = try TestCache(clock: { clock.now })
+        try putLarge(test.cache, clock, "Settings:me", at: 10)
+        try putLarge(test.cache, clock, "User:1", at: 100)
+        #expect(try test.cache.retain("Settings:me") == 1)
+        #expect(try test.cache.trim(toBytes: 0).records == 1)
+        #expect(try keys(test.cache) == ["Settings:me"])
+        #expect(try test.cache.release("Settings:me") == 0)
+        #expect(try test.cache.trim(toBytes: 0).records == 1)
+        #expect(try keys(test.cache) == [])
+    }
+
     @Test func aPlainJSONDocumentIsEvictedLikeAnyRecordAndThenMisses() throws {
         let clock = Clock()
         let test = try TestCache(clock: { clock.now })
