@@ -615,6 +615,32 @@ int normcache_stats(normcache *cache, char **out_json, size_t *out_len);
 int normcache_key_groups(normcache *cache, char **out_json, size_t *out_len);
 
 /**
+ * normcache_metrics — what this handle has read and written since it opened.
+ *
+ * *out_json receives {"reads": n, "hits": n, "misses": n, "stale_reads": n,
+ * "writes": n, "changed_fields": n}, to be freed with normcache_free. The counts are
+ * this handle's alone (another handle on the same file, in this process or another,
+ * has its own), kept with relaxed atomic adds, so a snapshot taken while other threads
+ * call may be a moment out of step between members.
+ *
+ * A read is a call that reads data and says whether it found it: normcache_read,
+ * read_ex, read_fragment, get, get_document, and the cache reads of normcache_execute
+ * and execute_document. "hits" returned all the data fresh (NORMCACHE_OK, or a record
+ * found), "stale_reads" returned it with some of it stale within max_stale
+ * (NORMCACHE_STALE), "misses" lacked something or held it too stale (NORMCACHE_MISS,
+ * NORMCACHE_NOTFOUND). Watchers' reads are not counted. A write is a call that
+ * committed (puts, writes, fragment and document writes, removes, clear, invalidation,
+ * refresh, gc, trim, import; each call inside a transaction), whether it changed
+ * anything or not; "changed_fields" counts what the commits changed: each field of a
+ * stored record, the fields of a record created whole, and one for a record removed,
+ * a key prefix removed or a clear.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (NULL or closed handle, NULL out_json or
+ * out_len); NORMCACHE_ENOMEM.
+ */
+int normcache_metrics(normcache *cache, char **out_json, size_t *out_len);
+
+/**
  * normcache_copy — a compacted, consistent copy of the cache to a new file (a backup).
  *
  * Writes every record as of one moment (one read transaction: each commit of any thread

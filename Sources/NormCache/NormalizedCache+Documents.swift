@@ -97,7 +97,7 @@ extension NormalizedCache {
         try Self.checkKey(key, what: "document key")
         let freshness = FreshnessCheck(now: try clock.now(), maxStale: options.maxStale, rules: MaxAgeRules(),
                                        reports: options.reportingFreshness, ignoresExpiry: options.ignoringFreshness)
-        return try store.read { (txn) throws(NormCacheError) -> ReadResult in
+        let result = try store.read { (txn) throws(NormCacheError) -> ReadResult in
             guard let stored = try txn.record(key) else {
                 return ReadResult(status: .miss, data: nil, missing: [FieldReport(path: [], reason: .absent, record: String(decoding: key, as: UTF8.self), field: nil)])
             }
@@ -107,6 +107,8 @@ extension NormalizedCache {
             result.etag = decoded.etag.map { String(decoding: $0, as: UTF8.self) }
             return result
         }
+        store.counters.countRead(result.status)
+        return result
     }
 
     /// `document` as the C interface hands it over: the whole result

@@ -234,6 +234,7 @@ extension NormalizedCache {
         if tracking { reader.dependencies = ReadDependencies() }
         try reader.read(rootKey: key, rootType: operation.rootType, plan: operation.plan, isOperationRoot: operation.rootKey != nil)
         try reader.out.check(while: "writing the data of a read")
+        if !tracking { store.counters.countRead(Self.status(of: reader)) }
         operation.outputSizeHint = reader.out.count
         return try finish(&reader)
     }

@@ -67,7 +67,11 @@ extension NormalizedCache {
                                    _ finish: (consuming ByteBuffer) throws(NormCacheError) -> R) throws(NormCacheError) -> R? {
         try Self.checkKey(key, what: "record key")
         return try store.read { (txn) throws(NormCacheError) -> R? in
-            guard let stored = try txn.record(key) else { return nil }
+            guard let stored = try txn.record(key) else {
+                store.counters.countRead(.miss)
+                return nil
+            }
+            store.counters.countRead(.complete)
             var out = ByteBuffer(capacity: stored.count + 16)
             guard let view = RecordView(stored), view.appendJSON(to: &out) else { throw txn.damaged(key) }
             return try finish(out)

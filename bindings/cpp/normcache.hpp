@@ -1995,6 +1995,17 @@ public:
         return watcher;
     }
 
+    /**
+     * What this handle has read and written since it opened: normcache_metrics's JSON
+     * object ({"reads":n,"hits":n,"misses":n,"stale_reads":n,"writes":n,"changed_fields":n}).
+     */
+    std::string metrics() const
+    {
+        Buffer json;
+        detail::check(normcache_metrics(live(), json.out(), json.out_len()));
+        return std::string(json.view());
+    }
+
     /** The id of the newest commit to the file, by any process (normcache_last_commit). */
     std::uint64_t last_commit() const
     {

@@ -116,6 +116,7 @@ void test_commit_log()
     CHECK(!cache.wait_commit(before + 2, std::chrono::milliseconds(10)));
     CHECK_EQ(cache.wait_commit(before, std::chrono::milliseconds(0)).value_or(0), before + 2);
     CHECK_EQ(cache.dispatch_changes(), before + 2);
+    CHECK_EQ(cache.metrics(), std::string(R"({"reads":0,"hits":0,"misses":0,"stale_reads":0,"writes":2,"changed_fields":2})"));
     CHECK_THROWS_WITH(cache.wait_commit(0, std::chrono::milliseconds(-1)), NormCache::InvalidArgumentError, NORMCACHE_EINVAL,
                       "timeout out of range");
 }

@@ -39,7 +39,7 @@ struct Writer {
             switch try session.place(key, reserving: size) {
             case .reserved(let room):
                 encoder.write(fields, of: batch, to: room)
-                log?.noteRecord(key)
+                log?.noteRecord(key, fields: fields.count)
                 if reportingChanges {
                     for field in 0..<fields.count { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
                 }

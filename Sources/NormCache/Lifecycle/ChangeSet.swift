@@ -29,7 +29,8 @@ final class ChangeSet {
     private var lastRecord = (start: 0, count: -1)
     /// Whether anything may have changed (`clear`, or more changes than `maximumBytes`).
     private(set) var isEverything = false
-    /// The fields noted as changed (for a whole record, a prefix or everything, one).
+    /// The fields noted as changed (for a whole record the fields given, else one; for a
+    /// prefix or everything, one).
     private(set) var changeCount = 0
 
     /// Whether nothing was noted.
@@ -47,9 +48,9 @@ final class ChangeSet {
     }
 
     /// Notes the record `record` as created, replaced or removed as a whole: every field
-    /// of it may have changed.
-    func noteRecord(_ record: UnsafeRawBufferPointer) {
-        changeCount += 1
+    /// of it may have changed (`fields` of them, when known, for `changeCount`).
+    func noteRecord(_ record: UnsafeRawBufferPointer, fields: Int = 1) {
+        changeCount += fields
         guard !isEverything else { return }
         append(.wholeRecord, record)
         lastRecord = (0, -1)

@@ -13,6 +13,8 @@ final class RecordStore: @unchecked Sendable {
     /// `write`), or nil.
     private let writeFinish: WriteCheck?
     private let shared: SharedEnvironment
+    /// What this handle has read and written (`NormalizedCache.metrics`).
+    let counters = HandleCounters()
     private let state = ReadWriteLock()
     private var isClosed = false
 
@@ -88,12 +90,15 @@ final class RecordStore: @unchecked Sendable {
         if let open = CacheTransaction.current, open.store.shared === shared {
             guard open.store === self else { throw Self.otherHandle(open) }
             // Inside a transaction: its commit tells the watchers.
-            return try shared.write(in: open.txn, noting: open.changes, committing: committing, checkedBody)
+            let result = try shared.write(in: open.txn, noting: open.changes, committing: committing, checkedBody)
+            if committing { counters.countWrite(changing: 0) }
+            return result
         }
         let (result, commit) = try whileOpen { () throws(NormCacheError) in
             guard !options.readOnly else { throw NormCacheError(.readOnly, "'\(path)' is open read-only") }
             return try shared.write(reserving: bytes, committing: committing, checkedBody)
         }
+        if committing { counters.countWrite(changing: commit?.changes.changeCount ?? 0) }
         if let commit { changeHub.published(commit, store: self) }
         return result
     }
@@ -149,7 +154,10 @@ final class RecordStore: @unchecked Sendable {
             throw error
         }
         state.unlockShared()
-        if let commit { changeHub.published(commit, store: self) }
+        if let commit {
+            counters.countWrite(changing: commit.changes.changeCount, calls: 0)
+            changeHub.published(commit, store: self)
+        }
     }
 
     /// Drops everything the calling thread's transaction on this handle wrote.

@@ -95,7 +95,7 @@ from .key_groups import KeyGroup
 from .normalized import NormalizedRecords
 from .operation import Operation
 from .resolver import KeyAnswer, KeyResolver, ResponseObject
-from .watching import CommitChanges, Dispatcher, LoggedCommit, Watch, WatchCallback
+from .watching import CommitChanges, Dispatcher, HandleMetrics, LoggedCommit, Watch, WatchCallback
 
 
 def version() -> str:
@@ -136,6 +136,7 @@ __all__ = [
     "GCReport",
     "GraphQLError",
     "GroupRemovals",
+    "HandleMetrics",
     "Headers",
     "Interrupted",
     "InvalidArgumentError",

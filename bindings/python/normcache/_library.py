@@ -395,6 +395,7 @@ _PROTOTYPES = {
         ],
     ),
     "normcache_unwatch": (c_int, [WatcherHandle]),
+    "normcache_metrics": (c_int, [CacheHandle, _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_last_commit": (c_int, [CacheHandle, POINTER(c_uint64)]),
     "normcache_changes_since": (c_int, [CacheHandle, c_uint64, _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_wait_commit": (c_int, [CacheHandle, c_uint64, c_int, POINTER(c_uint64)]),

@@ -62,6 +62,7 @@ from .operation import Operation
 from .resolver import KeyResolver, set_key_resolver
 from .watching import (
     CommitChanges,
+    HandleMetrics,
     Dispatcher,
     Watch,
     WatchCallback,
@@ -1297,6 +1298,12 @@ class Cache(ManagedHandle[CacheHandle]):
             )
         )
         return watch
+
+    @raises_closed_error
+    def metrics(self) -> HandleMetrics:
+        """What this handle has read and written since it opened (see HandleMetrics)."""
+        _, buffer = call_with_buffer(lib.normcache_metrics, self._live_handle())
+        return HandleMetrics(**json.loads(buffer))
 
     @raises_closed_error
     def last_commit(self) -> int:

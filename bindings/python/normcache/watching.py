@@ -70,6 +70,22 @@ class CommitChanges:
         )
 
 
+@dataclass(frozen=True)
+class HandleMetrics:
+    """What one handle has done since it opened (Cache.metrics): `reads` of every outcome
+    (read, read_result, read_fragment, get, get_document, the cache reads of execute),
+    of which `hits` returned all the data fresh, `stale_reads` some of it stale within
+    max_stale, and `misses` lacked something; `writes` committed (each call inside a
+    transaction) and the fields they changed. Watchers' reads are not counted."""
+
+    reads: int
+    hits: int
+    misses: int
+    stale_reads: int
+    writes: int
+    changed_fields: int
+
+
 _END = object()
 
 

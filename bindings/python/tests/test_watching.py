@@ -215,3 +215,21 @@ def test_another_process_commit_reaches_the_watcher_while_dispatching(
         assert child.returncode == 0, child.stderr
         assert arrived.wait(10)
     assert got[-1].data == hero_data("Luke from another process")
+
+
+def test_a_handle_counts_its_reads_and_writes(cache: Cache, cache_path: Path) -> None:
+    assert cache.metrics() == normcache.HandleMetrics(0, 0, 0, 0, 0, 0)
+    with cache.prepare(HERO) as op:
+        with pytest.raises(normcache.CacheMiss):
+            cache.read(op)
+        cache.put(RECORDS)
+        assert cache.read(op) == hero_data("Luke Skywalker")
+        assert cache.get("Human:1000") == {"name": "Luke Skywalker"}
+        assert cache.get("Human:9") is None
+        with cache.watch(op, callback=lambda result: None):
+            cache.put({"Human:1000": {"name": "Luke"}})
+    assert cache.metrics() == normcache.HandleMetrics(
+        reads=4, hits=2, misses=2, stale_reads=0, writes=2, changed_fields=6
+    )
+    with Cache(cache_path) as other:
+        assert other.metrics().reads == 0
