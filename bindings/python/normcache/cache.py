@@ -62,8 +62,8 @@ from .operation import Operation
 from .resolver import KeyResolver, set_key_resolver
 from .watching import (
     CommitChanges,
-    HandleMetrics,
     Dispatcher,
+    HandleMetrics,
     Watch,
     WatchCallback,
     afollow,
