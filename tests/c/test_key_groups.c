@@ -20,6 +20,7 @@ static void test_groups(void)
     size_t len = 0;
     CHECK_OK(normcache_key_groups(cache, &json, &len));
     CHECK_STR(json, len, "[]");
+    normcache_free(json);
 
     CHECK_OK(normcache_set_clock(cache, test_clock_now, &now));
     CHECK_OK(normcache_put(cache, "{\"Pet:1\": {\"name\": \"Rex\"}, \"QUERY_ROOT\": {\"pet\": {\"$reference\": \"Pet:1\"}}}",
@@ -32,6 +33,7 @@ static void test_groups(void)
               "[{\"group\":\"Pet:\",\"records\":2,\"bytes\":74,\"oldest_write\":1700000000,\"newest_write\":1700000060},"
               "{\"group\":\"QUERY_ROOT\",\"records\":2,\"bytes\":69,\"oldest_write\":1700000000,\"newest_write\":1700000060},"
               "{\"group\":\"pl\\\"ain\",\"records\":1,\"bytes\":26,\"oldest_write\":1700000060,\"newest_write\":1700000060}]");
+    normcache_free(json);
     CHECK_OK(normcache_close(cache));
 }
 
