@@ -155,8 +155,11 @@ import Testing
         let inner = Deliveries()
         let holder = WatcherBox()
         defer {
+            // The callback holds the box that holds its watcher: cancelled and let go.
             holder.watcher?.cancel()
             holder.inner?.cancel()
+            holder.watcher = nil
+            holder.inner = nil
         }
         holder.watcher = try cache.watch(query, variables: #"{"episode": "JEDI"}"#) { result in
             seen.record(result)
