@@ -72,10 +72,23 @@ enum Boundary {
     /// which the caller may leave NULL; `body` learns whether they are wanted, so that
     /// it builds them only then.
     static func returningChanged(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
-                                 _ body: (_ wanted: Bool) throws(NormCacheError) -> [String]) -> Int32 {
-        returning(out, outLength, "out_changed", optional: true) { () throws(NormCacheError) in
-            JSONEncoding.stringArray(try body(out != nil))
+                                 _ body: (_ wanted: Bool) throws(NormCacheError) -> ChangedFields) -> Int32 {
+        clear(out, outLength)
+        return run { () throws(NormCacheError) in
+            try allow(out, outLength, "out_changed")
+            try output(body(out != nil), out, outLength)
+            return NORMCACHE_OK
         }
+    }
+
+    /// Hands the changed fields to the caller as a JSON array in a malloc'd,
+    /// NUL-terminated buffer that `normcache_free` releases (nothing when `out` is NULL).
+    static func output(_ changed: ChangedFields, _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                       _ outLength: UnsafeMutablePointer<Int>?) throws(NormCacheError) {
+        guard let out, let outLength else { return }
+        let json = try changed.jsonBlock()
+        out.pointee = json.start.assumingMemoryBound(to: CChar.self)
+        outLength.pointee = json.count
     }
 
     /// Runs the body of a read: checks the flags, and hands over the block the read

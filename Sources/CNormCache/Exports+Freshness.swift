@@ -83,7 +83,7 @@ extension Boundary {
         return run { () throws(NormCacheError) in
             try allow(out, outLength, "out_changed")
             let result = try body(WriteOptions(options), out != nil)
-            try output(JSONEncoding.stringArray(result.changed), out, outLength)
+            try output(result.changed, out, outLength)
             WriteOptions.keyFallbacks(of: options)?.pointee = result.keyFallbacks
             return result.isStored ? NORMCACHE_OK : NORMCACHE_NOTSTORED
         }

@@ -5,7 +5,7 @@ extension NormalizedCache {
     /// data, or a reference to a record that `data` does not hold, throws naming the
     /// record and field, and nothing is written.
     public func importRecords(_ format: InterchangeFormat, from data: UnsafeRawBufferPointer,
-                              reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
+                              reportingChanges: Bool = true) throws(NormCacheError) -> ChangedFields {
         let records: [UInt8]
         switch format {
         case .apolloClient: records = try ApolloClientImport.records(data)
@@ -15,7 +15,7 @@ extension NormalizedCache {
     }
 
     /// `importRecords(_:from:reportingChanges:)` for text.
-    public func importRecords(_ format: InterchangeFormat, from data: String) throws(NormCacheError) -> [String] {
+    public func importRecords(_ format: InterchangeFormat, from data: String) throws(NormCacheError) -> ChangedFields {
         try data.withUTF8Bytes { (bytes) throws(NormCacheError) in try importRecords(format, from: bytes) }
     }
 

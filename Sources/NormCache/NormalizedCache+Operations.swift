@@ -91,7 +91,7 @@ extension NormalizedCache {
     /// changed fields (none when not `reportingChanges`). The response is checked as
     /// `normalize` checks it; on any error nothing is written.
     public func write(_ operation: PreparedOperation, variables: UnsafeRawBufferPointer,
-                      response: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
+                      response: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> ChangedFields {
         try interruptible { () throws(NormCacheError) in
             try Self.normalized(operation, variables: variables, response: response, strictKeys: false) { (batch) throws(NormCacheError) in
                 try merge(batch, reportingChanges: reportingChanges)
@@ -148,7 +148,7 @@ extension NormalizedCache {
     /// (and the records below it) in one transaction; returns the changed fields (none
     /// when not `reportingChanges`).
     public func writeFragment(_ fragment: PreparedOperation, key: String, data: UnsafeRawBufferPointer,
-                              variables: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
+                              variables: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> ChangedFields {
         try interruptible { () throws(NormCacheError) in
             try Self.fragmentNormalized(fragment, key: key, data: data, variables: variables, strictKeys: false) { (batch) throws(NormCacheError) in
                 try merge(batch, reportingChanges: reportingChanges)
@@ -176,6 +176,7 @@ extension NormalizedCache {
         }
         guard !key.isEmpty else { throw NormCacheError(.invalidArgument, "empty record key") }
         let context = try fragment.context(variables: variables)
+        defer { fragment.finished(with: context) }
         let batch = try Normalizer.records(of: JSONDocument(scanning: data), at: nil, operation: fragment, rootKey: key,
                                            context: context, strictKeys: strictKeys)
         return try body(batch)
@@ -203,6 +204,7 @@ extension NormalizedCache {
                          _ finish: (inout Reader) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         try interruptible { () throws(NormCacheError) in
             let (context, freshness) = try readContext(operation, variables: variables, options: options)
+            defer { operation.finished(with: context) }
             return try store.read { (txn) throws(NormCacheError) -> R in
                 try read(operation, at: key, in: txn, context: context, freshness: freshness, finish)
             }
@@ -305,6 +307,7 @@ extension NormalizedCache {
                                       _ body: (borrowing RecordBatch) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         let rootKey = try rootKey(of: operation)
         let context = try operation.context(variables: variables)
+        defer { operation.finished(with: context) }
         let batch = try records(of: response, operation: operation, rootKey: rootKey, context: context, strictKeys: strictKeys)
         return try body(batch)
     }

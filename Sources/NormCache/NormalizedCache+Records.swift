@@ -6,7 +6,7 @@ extension NormalizedCache {
     /// (`{"Key": {"field": value, "ref": {"$reference": "Other:1"}}}`) in one atomic
     /// transaction and returns the changed fields as `recordKey.fieldKey` strings, in
     /// input order (none when not `reportingChanges`). On any error nothing is written.
-    public func put(json: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> [String] {
+    public func put(json: UnsafeRawBufferPointer, reportingChanges: Bool = true) throws(NormCacheError) -> ChangedFields {
         try interruptible { () throws(NormCacheError) in
             let batch = try RecordBatch(json: json)
             return try merge(batch, reportingChanges: reportingChanges)
@@ -27,14 +27,14 @@ extension NormalizedCache {
 
     /// Merges a batch in one transaction (see `Writer`), its fields stamped with
     /// `metadata` (default: the time now, no expiry).
-    func merge(_ batch: borrowing RecordBatch, reportingChanges: Bool, metadata: FieldMetadata? = nil) throws(NormCacheError) -> [String] {
+    func merge(_ batch: borrowing RecordBatch, reportingChanges: Bool, metadata: FieldMetadata? = nil) throws(NormCacheError) -> ChangedFields {
         let stamp: FieldMetadata
         if let metadata { stamp = metadata } else { stamp = FieldMetadata(writtenAt: try clock.now()) }
         return try Writer(store: store, encoder: RecordEncoder(metadata: stamp)).merge(batch, reportingChanges: reportingChanges)
     }
 
     /// `put(json:)` for JSON text.
-    public func put(json: String) throws(NormCacheError) -> [String] {
+    public func put(json: String) throws(NormCacheError) -> ChangedFields {
         try json.withUTF8Bytes { (bytes) throws(NormCacheError) in try put(json: bytes) }
     }
 

@@ -35,7 +35,7 @@ extension NormalizedCache {
     }
 
     /// `write(_:variables:response:)` for JSON text.
-    public func write(_ operation: PreparedOperation, response: String, variables: String = "") throws(NormCacheError) -> [String] {
+    public func write(_ operation: PreparedOperation, response: String, variables: String = "") throws(NormCacheError) -> ChangedFields {
         try variables.withUTF8Bytes { (vars) throws(NormCacheError) in
             try response.withUTF8Bytes { (data) throws(NormCacheError) in try write(operation, variables: vars, response: data) }
         }
@@ -64,7 +64,7 @@ extension NormalizedCache {
 
     /// `writeFragment(_:key:data:variables:)` for JSON text.
     public func writeFragment(_ fragment: PreparedOperation, key: String, data: String,
-                              variables: String = "") throws(NormCacheError) -> [String] {
+                              variables: String = "") throws(NormCacheError) -> ChangedFields {
         try variables.withUTF8Bytes { (vars) throws(NormCacheError) in
             try data.withUTF8Bytes { (bytes) throws(NormCacheError) in try writeFragment(fragment, key: key, data: bytes, variables: vars) }
         }

@@ -49,6 +49,7 @@ extension NormalizedCache {
         return try watcher.variables.withBytes { (variables) throws(NormCacheError) in
             try interruptible { () throws(NormCacheError) in
                 let (context, freshness) = try readContext(watcher.operation, variables: variables, options: options)
+                defer { watcher.operation.finished(with: context) }
                 return try store.read { (txn) throws(NormCacheError) in
                     try read(watcher.operation, at: key, in: txn, context: context, freshness: freshness, tracking: true) { (reader) in
                         (Self.result(of: reader, partial: true), reader.dependencies?.hashes ?? [], txn.txn.id)

@@ -30,6 +30,8 @@ public final class PreparedOperation: Sendable {
     /// The size of the data the last read of the operation gave, so that the next one
     /// reserves its output at once instead of growing it step by step.
     private let lastOutputSize = Atomic<Int>(0)
+    /// The contexts of ended calls, with the shapes they compiled.
+    private let contexts = ContextShelf()
 
     /// The output size to reserve for a read (the last read's size).
     var outputSizeHint: Int {
@@ -64,17 +66,27 @@ public final class PreparedOperation: Sendable {
     }
 
     /// The context of one call with `variables` (JSON; empty for none), judging reads by
-    /// `maxAgeRules`. An operation refuses a variable it does not declare; a fragment,
-    /// which declares none, takes any.
+    /// `maxAgeRules`: the one an earlier call with the same variables and rules gave
+    /// back (`finished(with:)`), or a new one. An operation refuses a variable it does
+    /// not declare; a fragment, which declares none, takes any.
     func context(variables: UnsafeRawBufferPointer, maxAgeRules: MaxAgeRules = MaxAgeRules()) throws(NormCacheError) -> SelectionContext {
+        if let kept = contexts.take(variables: variables, maxAgeRules: maxAgeRules) { return kept }
         let declarer: String?
         switch root {
         case .operation: declarer = name.map { "operation '\($0)'" } ?? "the anonymous operation"
         case .fragment: declarer = nil
         }
-        return SelectionContext(schema: schema, keyRules: keyRules,
-                                variables: try Variables(json: variables, declared: variableDefinitions,
-                                                         declarer: declarer, schema: schema),
-                                maxAgeRules: maxAgeRules)
+        // The context outlives the call: its variables are read from a copy it keeps.
+        var json = ByteBuffer(capacity: variables.count)
+        json.append(variables)
+        try json.check(while: "copying the variables")
+        let parsed = try Variables(json: json.bytes, declared: variableDefinitions, declarer: declarer, schema: schema)
+        return SelectionContext(schema: schema, keyRules: keyRules, variables: parsed, variablesJSON: json, maxAgeRules: maxAgeRules)
+    }
+
+    /// Keeps the context of a call that has ended for the next call (see `ContextShelf`).
+    /// The call must not use it afterwards.
+    func finished(with context: SelectionContext) {
+        contexts.giveBack(context)
     }
 }

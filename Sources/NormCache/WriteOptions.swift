@@ -88,13 +88,13 @@ public struct WriteResult: Equatable, Sendable {
     public var isStored: Bool
     /// The changed fields as `recordKey.fieldKey` strings, in input order (none when
     /// not reporting changes, or not stored).
-    public var changed: [String]
+    public var changed: ChangedFields
     /// How many objects of a type a key rule covers were keyed by their path for want
     /// of their key fields (Apollo iOS's fallback); 0 when not stored, and for `put`.
     public var keyFallbacks: Int
 
     /// A result of every part.
-    public init(isStored: Bool, changed: [String], keyFallbacks: Int = 0) {
+    public init(isStored: Bool, changed: ChangedFields, keyFallbacks: Int = 0) {
         self.isStored = isStored
         self.changed = changed
         self.keyFallbacks = keyFallbacks

@@ -16,7 +16,7 @@ struct Demo {
         try cache.clear()
 
         let records = feedRecords()
-        var changed: [String] = []
+        var changed = ChangedFields()
         let write = try timed { () throws(NormCacheError) in changed = try cache.put(json: records) }
         report("wrote \(posts) posts and \(authors) authors (\(records.utf8.count / 1024) KiB of JSON)", write,
                count: posts + authors, "\(changed.count) fields changed")

@@ -10,17 +10,17 @@ extension NormalizedCache {
         try NormalizedCache.normalize(operation, response: response, variables: variables)
     }
 
-    func write(_ operation: PreparedOperation, _ response: String, variables: String = "") throws(NormCacheError) -> [String] {
+    func write(_ operation: PreparedOperation, _ response: String, variables: String = "") throws(NormCacheError) -> ChangedFields {
         try write(operation, response: response, variables: variables)
     }
 
     /// `put` of raw bytes (which need not be UTF-8).
-    func put(bytes: [UInt8]) throws(NormCacheError) -> [String] {
+    func put(bytes: [UInt8]) throws(NormCacheError) -> ChangedFields {
         try bytes.withUnsafeBytes { raw in Result { () throws(NormCacheError) in try put(json: raw) } }.get()
     }
 
     /// `write` of a response given as raw bytes (which need not be UTF-8), without variables.
-    func write(_ operation: PreparedOperation, responseBytes: [UInt8]) throws(NormCacheError) -> [String] {
+    func write(_ operation: PreparedOperation, responseBytes: [UInt8]) throws(NormCacheError) -> ChangedFields {
         try responseBytes.withUnsafeBytes { raw in
             Result { () throws(NormCacheError) in try write(operation, variables: UnsafeRawBufferPointer(start: nil, count: 0), response: raw) }
         }.get()

@@ -107,4 +107,38 @@ import Testing
             #expect(try cache.keys(withPrefix: "W\(worker):").count == 200)
         }
     }
+
+    @Test func threadsReadingOneOperationWithDifferentVariables() throws {
+        let test = try TestCache()
+        let cache = test.cache
+        try cache.configure(#"{"defaultKeyFields": ["id"]}"#)
+        let pet = try cache.prepare("query Pet($id: ID!, $full: Boolean!) { pet(id: $id) { id name owner @include(if: $full) { id } } }")
+        for id in 1...2 {
+            _ = try cache.write(pet, response: #"{"data": {"pet": {"id": "\#(id)", "name": "P\#(id)", "owner": {"id": "u\#(id)"}}}}"#,
+                                variables: #"{"id": "\#(id)", "full": true}"#)
+        }
+        // The operation keeps the contexts of ended calls for calls with the same
+        // variables (`ContextShelf`): no thread may ever read with another's.
+        let reads: [(variables: String, data: String)] = [
+            (#"{"id": "1", "full": true}"#, #"{"pet":{"id":"1","name":"P1","owner":{"id":"u1"}}}"#),
+            (#"{"id": "2", "full": false}"#, #"{"pet":{"id":"2","name":"P2"}}"#),
+            (#"{"id": "1", "full": false}"#, #"{"pet":{"id":"1","name":"P1"}}"#),
+        ]
+        let problems = Problems()
+        let work: [@Sendable () -> Void] = (0..<6).map { worker in
+            {
+                for step in 0..<300 {
+                    let (variables, data) = reads[(worker + step) % reads.count]
+                    do {
+                        let read = String(decoding: try cache.read(pet, variables: variables).data ?? [], as: UTF8.self)
+                        if read != data { problems.add("worker \(worker), \(variables): \(read)") }
+                    } catch {
+                        problems.add("worker \(worker): \(error)")
+                    }
+                }
+            }
+        }
+        runOnThreads(work)
+        #expect(problems.list.isEmpty, "\(problems.list.prefix(5))")
+    }
 }

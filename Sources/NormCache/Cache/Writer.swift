@@ -9,9 +9,9 @@ struct Writer {
     /// Encodes the records, stamping each field with the time of the write.
     let encoder: RecordEncoder
 
-    /// Merges `batch` in one transaction; returns the changed fields as
-    /// `recordKey.fieldKey` strings in input order (none when not `reportingChanges`).
-    func merge(_ batch: borrowing RecordBatch, reportingChanges: Bool) throws(NormCacheError) -> [String] {
+    /// Merges `batch` in one transaction; returns the changed fields in input order
+    /// (none when not `reportingChanges`).
+    func merge(_ batch: borrowing RecordBatch, reportingChanges: Bool) throws(NormCacheError) -> ChangedFields {
         let changes = try store.write(reserving: batch.byteCount) { (txn) throws(NormCacheError) -> [Change] in
             try merge(batch, in: txn, reportingChanges: reportingChanges)
         }
@@ -56,12 +56,24 @@ struct Writer {
         return changes
     }
 
-    /// The changed fields as `recordKey.fieldKey` strings, in input order.
-    static func names(of changes: [Change], in batch: borrowing RecordBatch) -> [String] {
-        changes.sorted { $0.order < $1.order }.map { change in
-            let field = batch.fields[Int(change.field)]
-            return String(decoding: batch.key(of: Int(change.record)), as: UTF8.self) + "." + String(decoding: field.keyBytes, as: UTF8.self)
+    /// The changed fields named `recordKey.fieldKey`, in input order. The changes come
+    /// in key order: they are put in input order by sorting plain integers, each a
+    /// change's place in the input above its index.
+    static func names(of changes: [Change], in batch: borrowing RecordBatch) -> ChangedFields {
+        var inputOrder: [UInt64] = []
+        inputOrder.reserveCapacity(changes.count)
+        var bytes = 0
+        for (index, change) in changes.enumerated() {
+            inputOrder.append(UInt64(change.order) << 32 | UInt64(index))
+            bytes += batch.key(of: Int(change.record)).count + 1 + Int(batch.fields[Int(change.field)].keyCount)
         }
+        inputOrder.sort()
+        var names = ChangedFields(reservingNames: changes.count, bytes: bytes)
+        for entry in inputOrder {
+            let change = changes[Int(truncatingIfNeeded: entry & 0xFFFF_FFFF)]
+            names.append(record: batch.key(of: Int(change.record)), field: batch.fields[Int(change.field)].keyBytes)
+        }
+        return names
     }
 
     /// A field a write changed: its place in the input, its record and its index in the

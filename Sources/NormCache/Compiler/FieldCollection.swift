@@ -23,22 +23,30 @@ struct CollectedField {
 }
 
 /// Where a selection plan is applied: the schema and rules that decide type
-/// conditions, and the variables that decide conditions and arguments.
-struct SelectionContext {
+/// conditions, and the variables that decide conditions and arguments. Used by one call
+/// at a time; a prepared operation keeps it for its next call with the same variables
+/// and max-age rules (`ContextShelf`).
+final class SelectionContext {
     let schema: Schema?
     let keyRules: KeyRules
     let variables: Variables
+    /// The variables' JSON bytes, a copy of the call's that `variables` points into and
+    /// the next call's are matched with.
+    let variablesJSON: ByteBuffer
     /// The max-age rules reads judge fields by (none for normalizing).
     let maxAgeRules: MaxAgeRules
-    /// The shapes compiled so far: a response repeats the same few shapes, and within
-    /// one call the variables, and so the shapes, do not change.
+    /// The shapes compiled so far: a response repeats the same few shapes, and with the
+    /// same variables and rules, so do the next calls.
     let shapes = ShapeMemo()
 
-    /// A context of `schema`, `keyRules`, `variables` and `maxAgeRules`.
-    init(schema: Schema?, keyRules: KeyRules, variables: Variables, maxAgeRules: MaxAgeRules = MaxAgeRules()) {
+    /// A context of `schema`, `keyRules`, `variables` (read from `variablesJSON`, which
+    /// it keeps) and `maxAgeRules`.
+    init(schema: Schema?, keyRules: KeyRules, variables: Variables, variablesJSON: consuming ByteBuffer,
+         maxAgeRules: MaxAgeRules = MaxAgeRules()) {
         self.schema = schema
         self.keyRules = keyRules
         self.variables = variables
+        self.variablesJSON = variablesJSON
         self.maxAgeRules = maxAgeRules
     }
 

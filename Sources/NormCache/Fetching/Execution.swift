@@ -104,6 +104,7 @@ struct OperationTarget: ExecutionTarget {
         let options = ReadOptions(maxStale: maxStale, reportingFreshness: true)
         guard rendering else { return ExecutionResult(source: .cache, read: try cache.read(operation, variables: variables, options: options)) }
         let (context, freshness) = try cache.readContext(operation, variables: variables, options: options)
+        defer { operation.finished(with: context) }
         return try cache.store.read { (txn) throws(NormCacheError) -> ExecutionResult in
             try cache.read(operation, at: rootKey, in: txn, context: context, freshness: freshness, prefix: RenderedResult.prefix) {
                 (reader) throws(NormCacheError) -> ExecutionResult in
@@ -130,6 +131,7 @@ struct OperationTarget: ExecutionTarget {
         let expiry = try reply.headers.expiry(now: now)
         let (context, freshness) = try cache.readContext(operation, variables: variables,
                                                          options: ReadOptions(reportingFreshness: true, ignoringFreshness: true), now: now)
+        defer { operation.finished(with: context) }
         return try reply.body.withBytes { (body) throws(NormCacheError) -> ExecutionResult in
             let response = try JSONDocument(scanning: body)
             let errors = try ResponseEnvelope.errors(of: response)

@@ -12,7 +12,7 @@ import Testing
         _ = try cache.put(json: #"{"Gone:1": {"v": 1}, "Keep:1": {"a": 1, "b": 2}}"#)
         let other = try test.reopen()
         defer { other.close() }
-        let changed = try cache.transaction { (cache) throws(NormCacheError) -> [String] in
+        let changed = try cache.transaction { (cache) throws(NormCacheError) -> ChangedFields in
             let changed = try cache.put(json: #"{"New:1": {"x": true}}"#)
             #expect(try cache.remove("Gone:1"))
             #expect(try cache.removeField("b", of: "Keep:1"))

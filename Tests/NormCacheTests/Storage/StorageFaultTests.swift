@@ -34,7 +34,7 @@ import Testing
     func aFullMapGrowsAndTheWriteLands(at point: StorageFaults.Point) throws {
         let test = try Self.cacheWithOneRecord()
         let before = try test.cache.stats().mapSize
-        var changes: [String] = []
+        var changes = ChangedFields()
         let outcome = StorageFaults.inject(.mapFull, at: point) { () throws(NormCacheError) in
             changes = try test.cache.put(json: Self.batch)
         }

@@ -124,6 +124,19 @@ def _encode_json(value: JSONInput, name: str) -> bytes:
     raise TypeError(f"{name} must be a dict, str or bytes, not {type(value).__name__}")
 
 
+def _changed_fields(buffer: bytes) -> list[str]:
+    """The changed "recordKey.fieldKey" names from the compact JSON array a write hands
+    over. A large write changes a hundred thousand fields: when no name holds an escape
+    (no backslash in the array, so no quote inside a name either), the array is split at
+    its `","` separators, several times faster than parsing it."""
+    if buffer == b"[]":
+        return []
+    if b"\\" not in buffer:
+        return buffer[2:-2].decode().split('","')
+    names: list[str] = json.loads(buffer)
+    return names
+
+
 def _encode_records(records: Records) -> bytes:
     """Records as UTF-8 JSON: a dict is serialized, JSON text is passed through untouched."""
     return _encode_json(records, "records")
@@ -390,8 +403,7 @@ class Cache(ManagedHandle[CacheHandle]):
         if code is None:
             raise InvalidArgumentError(-1, f"unknown format {format!r} (apollo-client or apollo-ios)")
         _, buffer = call_with_buffer(lib.normcache_import, self._live_handle(), code, data, len(data))
-        changed: list[str] = json.loads(buffer)
-        return changed
+        return _changed_fields(buffer)
 
     @raises_closed_error
     def export_records(self, format: InterchangeFormat) -> bytes:
@@ -741,8 +753,7 @@ class Cache(ManagedHandle[CacheHandle]):
             status: int = function(*arguments, byref(options), None, None)
             return WriteResult(stored=status != NOTSTORED, key_fallbacks=fallbacks.value)
         status, buffer = call_with_buffer(function, *arguments, byref(options))
-        changed: list[str] = json.loads(buffer)
-        return WriteResult(changed, stored=status != NOTSTORED, key_fallbacks=fallbacks.value)
+        return WriteResult(_changed_fields(buffer), stored=status != NOTSTORED, key_fallbacks=fallbacks.value)
 
     def _read(self, op: Operation, variables: Variables, partial: bool) -> bytes:
         """The data JSON of `op` from the cache; CacheMiss when some of it is missing."""

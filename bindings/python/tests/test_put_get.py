@@ -35,6 +35,23 @@ def test_changed_keys_follow_the_input_order_across_records(cache: normcache.Cac
     assert changed == ["B:1.z", "B:1.a", "A:1.m", "C:1.b", "C:1.a"]
 
 
+def test_changed_names_that_need_escapes_come_back_exactly(cache: normcache.Cache) -> None:
+    # Names with a quote, a backslash, a control character, the separator '","' and
+    # non-ASCII text take the parsing path; the others are split (see _changed_fields).
+    records = {'Q:"1"': {"a": 1}, "B:\\2": {'say("hi")': 2}, "T:\t": {'x","y': 3}, "U:é": {"ü": 4}}
+    assert cache.put(records) == ['Q:"1".a', 'B:\\2.say("hi")', 'T:\t.x","y', "U:é.ü"]
+    assert cache.put({"U:é": {"ü": 5, "zß": 6}}) == ["U:é.ü", "U:é.zß"]
+
+
+def test_a_hundred_thousand_changed_fields_come_back_in_input_order(cache: normcache.Cache) -> None:
+    records = {f"Post:{n}": {"title": f"t{n}", "score": n} for n in range(50_000, 0, -1)}
+    changed = cache.put(records)
+    assert len(changed) == 100_000
+    assert changed[:4] == ["Post:50000.title", "Post:50000.score", "Post:49999.title", "Post:49999.score"]
+    assert changed[-1] == "Post:1.score"
+    assert changed == [f"Post:{n}.{field}" for n in range(50_000, 0, -1) for field in ("title", "score")]
+
+
 def test_get_of_a_missing_record_is_none(cache: normcache.Cache) -> None:
     assert cache.get("Droid:2001") is None
     cache.put(R2)
