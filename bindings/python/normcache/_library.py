@@ -116,8 +116,6 @@ class WatcherHandle(Handle):
 
 #: normcache_key_resolver: (context, typename, typename_len, object, key) -> status.
 KEY_RESOLVER = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, ObjectHandle, KeyHandle)
-#: normcache_watch_callback: (context, status, result_json, result_len) -> None.
-WATCH_CALLBACK = CFUNCTYPE(None, c_void_p, c_int, c_void_p, c_size_t)
 #: normcache_destroy: (context) -> None.
 DESTROY = CFUNCTYPE(None, c_void_p)
 #: normcache_clock: (context) -> seconds since 1970.
@@ -241,7 +239,8 @@ class CFetchRequest(Structure):
 
 #: normcache_fetch: (context, request, reply) -> status.
 FETCH = CFUNCTYPE(c_int, c_void_p, POINTER(CFetchRequest), ReplyHandle)
-#: normcache_result_callback: (context, status, result_json, result_len) -> None.
+#: normcache_result_callback and normcache_watch_callback, which have one signature:
+#: (context, status, result_json, result_len) -> None.
 RESULT_CALLBACK = CFUNCTYPE(None, c_void_p, c_int, c_void_p, c_size_t)
 
 #: The parameters normcache_execute and normcache_execute_document share after what they
@@ -389,7 +388,7 @@ _PROTOTYPES = {
             c_size_t,
             c_char_p,
             c_size_t,
-            WATCH_CALLBACK,
+            RESULT_CALLBACK,
             c_void_p,
             POINTER(WatcherHandle),
         ],

@@ -1,19 +1,21 @@
 """The base of the classes that own a library handle: close() once, `with` blocks, a
 finalizer that is quiet (and idle at interpreter shutdown), and ClosedError — never a
-crash, never another error — for any use after close, whichever thread meets it first."""
+crash, never another error — for any use after close, whichever thread meets it first.
+Closing, its `with` block, serves every object a block ends (watches, dispatchers too)."""
 
 from __future__ import annotations
 
 import atexit
 import functools
 import threading
+from abc import ABC, abstractmethod
 from ctypes import c_void_p
 from types import TracebackType
 from typing import Any, Callable, Generic, TypeVar, cast
 
 from .errors import ClosedError, InvalidArgumentError
 
-_Self = TypeVar("_Self", bound="ManagedHandle[Any]")
+_Self = TypeVar("_Self", bound="Closing")
 _Handle = TypeVar("_Handle", bound=c_void_p)
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
@@ -36,7 +38,38 @@ def _is_shutting_down(_flag: list[bool] = _shutting_down) -> bool:
     return _flag[0]
 
 
-class ManagedHandle(Generic[_Handle]):
+class Closing(ABC):
+    """An object a `with` block closes at its end: the block gets the object itself, and its
+    end calls close()."""
+
+    #: Whether an exception close() raises gives way to one the block raised, which then
+    #: propagates alone; by default close()'s exception is raised (the block's as its
+    #: context).
+    close_error_yields_to_block = False
+
+    @abstractmethod
+    def close(self) -> None:
+        """End what the object holds."""
+
+    def __enter__(self: _Self) -> _Self:
+        """The object itself, closed when the block ends."""
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """Close the object (see close_error_yields_to_block)."""
+        try:
+            self.close()
+        except BaseException:
+            if error is None or not self.close_error_yields_to_block:
+                raise
+
+
+class ManagedHandle(Closing, Generic[_Handle]):
     """Owns one handle of the library, released by `release(handle)` exactly once."""
 
     #: What the handle is called in ClosedError messages ("cache", "operation").
@@ -70,19 +103,6 @@ class ManagedHandle(Generic[_Handle]):
             handle, self._handle = self._handle, None
         if handle is not None:
             self._release(handle)
-
-    def __enter__(self: _Self) -> _Self:
-        """The object itself, closed when the block ends."""
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        """Close the object."""
-        self.close()
 
     def __del__(self, _is_shutting_down: Callable[[], bool] = _is_shutting_down) -> None:
         """Close quietly an object that was not closed; at interpreter shutdown, leave it to

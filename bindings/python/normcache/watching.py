@@ -18,14 +18,13 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from ctypes import byref, c_uint64, c_void_p
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from ._library import TIMEOUT, WATCH_CALLBACK, WatcherHandle, call_with_buffer, lib
+from ._library import RESULT_CALLBACK, TIMEOUT, WatcherHandle, call_with_buffer, lib
 from .errors import error_for
 from .fetching import READ_STATUSES
 from .freshness import ReadResult
-from .managed import ManagedHandle
+from .managed import Closing, ManagedHandle
 
 if TYPE_CHECKING:
     from .cache import Cache
@@ -103,6 +102,8 @@ class Watch(ManagedHandle[WatcherHandle]):
     """
 
     kind = "watch"
+    # The end of a `with` block raises a callback's exception unless the block raised one.
+    close_error_yields_to_block = True
 
     def __init__(self, cache: Cache, callback: WatchCallback | None) -> None:
         """A watch of `cache`, not yet started (see _start)."""
@@ -112,7 +113,7 @@ class Watch(ManagedHandle[WatcherHandle]):
         self._results: queue.Queue[object] = queue.Queue()
         self._latest: ReadResult | None = None
         self._failure: BaseException | None = None
-        self._bridge = WATCH_CALLBACK(self._deliver)
+        self._bridge = RESULT_CALLBACK(self._deliver)
 
     def _start(self, start: Callable[[Any, Any], int]) -> None:
         """Start the watch with `start(callback, out_handle)`, normcache_watch bound to its
@@ -160,19 +161,6 @@ class Watch(ManagedHandle[WatcherHandle]):
         if failure is not None:
             raise failure
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        """End the watch; a callback's exception is raised unless the block raised one."""
-        try:
-            self.close()
-        except BaseException:
-            if error is None:
-                raise
-
     def __iter__(self) -> Iterator[ReadResult]:
         """The results as they come, until the watch is closed (blocking between them)."""
         while True:
@@ -193,10 +181,11 @@ class Watch(ManagedHandle[WatcherHandle]):
             yield item
 
 
-class Dispatcher:
+class Dispatcher(Closing):
     """A thread that hands other processes' commits to this process's watchers
     (Cache.dispatching()): it waits for a commit (normcache_wait_commit, which polls every
-    5 ms at most) and dispatches it, until stopped."""
+    5 ms at most) and dispatches it, from the start of its `with` block until stopped (at
+    the block's end, or by stop())."""
 
     def __init__(self, cache: Cache, poll_timeout: float = 0.1) -> None:
         """A dispatcher of `cache`'s file, not yet started."""
@@ -223,13 +212,8 @@ class Dispatcher:
         self._thread.start()
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        """Stop the thread; raise what stopped it early, if anything did."""
+    def close(self) -> None:
+        """Stop the thread, as stop() does (what the end of a `with` block calls)."""
         self.stop()
 
     def stop(self) -> None:
@@ -276,29 +260,27 @@ def follow(cache: Cache, since: int | None, timeout: float | None) -> Iterator[C
     """What the commits after `since` (None: from now) change, a CommitChanges for each
     wait that found new commits; ends after `timeout` seconds without one (None: never)."""
     seen = last_commit(cache) if since is None else since
-    while True:
-        newest = wait_commit(cache, seen, 3600.0 if timeout is None else timeout)
-        if newest is None:
-            if timeout is None:
-                continue
-            return
-        changes = changes_since(cache, seen)
-        yield changes
-        seen = changes.through
+    while (batch := _next_batch(cache, seen, timeout)) is not None or timeout is None:
+        if batch is not None:
+            yield batch
+            seen = batch.through
 
 
 async def afollow(cache: Cache, since: int | None, timeout: float | None) -> AsyncIterator[CommitChanges]:
     """follow() for asyncio: each wait runs in a worker thread."""
     seen = last_commit(cache) if since is None else since
-    while True:
-        newest = await asyncio.to_thread(wait_commit, cache, seen, 3600.0 if timeout is None else timeout)
-        if newest is None:
-            if timeout is None:
-                continue
-            return
-        changes = changes_since(cache, seen)
-        yield changes
-        seen = changes.through
+    while (batch := await asyncio.to_thread(_next_batch, cache, seen, timeout)) is not None or timeout is None:
+        if batch is not None:
+            yield batch
+            seen = batch.through
+
+
+def _next_batch(cache: Cache, seen: int, timeout: float | None) -> CommitChanges | None:
+    """The next batch of follow(): what the commits after `seen` change, when one wait of
+    `timeout` seconds (None: an hour, after which the caller waits again) finds new
+    commits; None when it finds none."""
+    newest = wait_commit(cache, seen, 3600.0 if timeout is None else timeout)
+    return None if newest is None else changes_since(cache, seen)
 
 
 def _commit_id(commit: int) -> int:

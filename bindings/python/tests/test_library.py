@@ -42,6 +42,17 @@ def _declarations(header: str) -> dict[str, tuple[str, list[str]]]:
     return found
 
 
+#: The callback types of the header and their ctypes prototypes: one prototype serves the
+#: two callback types that have one signature (each is checked against its own typedef).
+_CALLBACKS: dict[str, Any] = {
+    "normcache_key_resolver": _library.KEY_RESOLVER,
+    "normcache_destroy": _library.DESTROY,
+    "normcache_clock": _library.CLOCK,
+    "normcache_fetch": _library.FETCH,
+    "normcache_result_callback": _library.RESULT_CALLBACK,
+    "normcache_watch_callback": _library.RESULT_CALLBACK,
+}
+#: The C types of the header and the ctypes types the table must use for them.
 _CTYPES = {
     "int": ctypes.c_int,
     "char*": ctypes.c_char_p,
@@ -63,18 +74,13 @@ _CTYPES = {
     "normcache_key*": _library.KeyHandle,
     "normcache_fetch_reply*": _library.ReplyHandle,
     "normcache_fetch_request*": ctypes.POINTER(_library.CFetchRequest),
-    "normcache_fetch": _library.FETCH,
-    "normcache_result_callback": _library.RESULT_CALLBACK,
     "normcache_execute_options*": ctypes.POINTER(_library.ExecuteOptions),
-    "normcache_key_resolver": _library.KEY_RESOLVER,
-    "normcache_destroy": _library.DESTROY,
-    "normcache_clock": _library.CLOCK,
     "normcache_write_options*": ctypes.POINTER(_library.WriteOptions),
     "normcache_read_options*": ctypes.POINTER(_library.ReadOptions),
     "normcache_gc_options*": ctypes.POINTER(_library.GCOptions),
     "normcache_watcher*": _library.WatcherHandle,
     "normcache_watcher**": ctypes.POINTER(_library.WatcherHandle),
-    "normcache_watch_callback": _library.WATCH_CALLBACK,
+    **_CALLBACKS,
 }
 #: The option structs of the header and the ctypes Structures that mirror them.
 _STRUCTS: dict[str, Any] = {
@@ -87,15 +93,6 @@ _STRUCTS: dict[str, Any] = {
 #: pointers read with their lengths, as a callback's text parameters are.
 _CALLBACK_STRUCTS: dict[str, Any] = {
     "normcache_fetch_request": _library.CFetchRequest,
-}
-#: The callback types of the header and their ctypes prototypes.
-_CALLBACKS: dict[str, Any] = {
-    "normcache_key_resolver": _library.KEY_RESOLVER,
-    "normcache_destroy": _library.DESTROY,
-    "normcache_clock": _library.CLOCK,
-    "normcache_fetch": _library.FETCH,
-    "normcache_result_callback": _library.RESULT_CALLBACK,
-    "normcache_watch_callback": _library.WATCH_CALLBACK,
 }
 
 
