@@ -39,20 +39,17 @@ public struct CacheStats: Equatable, Sendable {
 
     /// The stats as the JSON object of `normcache_stats`.
     public var json: [UInt8] {
-        var out: [UInt8] = []
-        out.append(contentsOf: "{\"records\":\(records),\"bytes_used\":\(bytesUsed),\"data_bytes\":\(dataBytes),".utf8)
-        out.append(contentsOf: "\"log_bytes\":\(logBytes),\"max_bytes\":\(maxBytes),\"map_size\":\(mapSize),".utf8)
-        out.append(contentsOf: "\"page_size\":\(pageSize),\"format_version\":\(formatVersion),".utf8)
-        out.append(contentsOf: "\"library_version\":\"\(NormalizedCache.version)\",\"read_only\":\(readOnly),".utf8)
-        out.append(contentsOf: "\"durability\":\"\(durability.rawValue)\",".utf8)
-        out.append(contentsOf: "\"rules_fingerprint\":\(Self.json(rulesFingerprint)),".utf8)
-        out.append(contentsOf: "\"saved_rules_fingerprint\":\(Self.json(savedRulesFingerprint)),".utf8)
-        out.append(contentsOf: "\"readers\":\(readers),\"max_readers\":\(maxReaders),\"oldest_reader_lag\":\(oldestReaderLag)}".utf8)
-        return out
-    }
-
-    /// A fingerprint as a JSON value: a string of hexadecimal digits, or null.
-    private static func json(_ fingerprint: String?) -> String {
-        fingerprint.map { "\"\($0)\"" } ?? "null"
+        var object = JSONObject()
+        object.add([
+            "records": records, "bytes_used": bytesUsed, "data_bytes": dataBytes, "log_bytes": logBytes, "max_bytes": maxBytes,
+            "map_size": mapSize, "page_size": pageSize, "format_version": formatVersion,
+        ])
+        object.add("library_version", "\(NormalizedCache.version)")
+        object.add("read_only", readOnly)
+        object.add("durability", durability.rawValue)
+        object.add("rules_fingerprint", rulesFingerprint)
+        object.add("saved_rules_fingerprint", savedRulesFingerprint)
+        object.add(["readers": readers, "max_readers": maxReaders, "oldest_reader_lag": oldestReaderLag])
+        return object.bytes
     }
 }

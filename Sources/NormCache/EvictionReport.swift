@@ -28,14 +28,9 @@ public struct EvictionReport: Equatable, Sendable {
     /// The report as the JSON object of `normcache_trim`:
     /// `{"records":2,"bytes":180,"data_bytes_before":..,"data_bytes_after":..,"groups":{"User:":2}}`.
     public var json: [UInt8] {
-        var out = Array("{\"records\":\(records),\"bytes\":\(bytes),\"data_bytes_before\":\(dataBytesBefore),".utf8)
-        out.append(contentsOf: "\"data_bytes_after\":\(dataBytesAfter),\"groups\":{".utf8)
-        for (index, group) in groups.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            JSONString.appendQuoted(group.group.utf8, to: &out)
-            out.append(contentsOf: ":\(group.records)".utf8)
-        }
-        out.append(contentsOf: "}}".utf8)
-        return out
+        var object = JSONObject()
+        object.add(["records": records, "bytes": bytes, "data_bytes_before": dataBytesBefore, "data_bytes_after": dataBytesAfter])
+        object.add("groups", membersFor: groups) { counts, group in counts.add(group.group, group.records) }
+        return object.bytes
     }
 }

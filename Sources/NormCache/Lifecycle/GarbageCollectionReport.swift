@@ -39,18 +39,18 @@ public struct GarbageCollectionReport: Equatable, Sendable {
     /// "removed_fields":0,"stale_fields":0,"dangling_fields":0,"kept_records":3,
     /// "groups":{"Book:":{"records":2,"fields":0}},"mark_set_bytes":32768,"elapsed_us":120}`.
     public var json: [UInt8] {
-        var out: [UInt8] = []
-        out.append(contentsOf: "{\"dry_run\":\(dryRun),\"removed_records\":\(removedRecords),".utf8)
-        out.append(contentsOf: "\"unreachable_records\":\(unreachableRecords),\"emptied_records\":\(emptiedRecords),".utf8)
-        out.append(contentsOf: "\"removed_fields\":\(removedFields),\"stale_fields\":\(staleFields),".utf8)
-        out.append(contentsOf: "\"dangling_fields\":\(danglingFields),\"kept_records\":\(keptRecords),\"groups\":{".utf8)
-        for (index, group) in groups.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            JSONString.appendQuoted(group.name.utf8, to: &out)
-            out.append(contentsOf: ":{\"records\":\(group.records),\"fields\":\(group.fields)}".utf8)
+        var object = JSONObject()
+        object.add("dry_run", dryRun)
+        object.add([
+            "removed_records": removedRecords, "unreachable_records": unreachableRecords, "emptied_records": emptiedRecords,
+            "removed_fields": removedFields, "stale_fields": staleFields, "dangling_fields": danglingFields, "kept_records": keptRecords,
+        ])
+        object.add("groups", membersFor: groups) { counts, group in
+            counts.add(group.name) { $0.add(["records": group.records, "fields": group.fields]) }
         }
-        out.append(contentsOf: "},\"mark_set_bytes\":\(markSetBytes),\"elapsed_us\":\(elapsedMicroseconds)}".utf8)
-        return out
+        object.add("mark_set_bytes", markSetBytes)
+        object.add("elapsed_us", elapsedMicroseconds)
+        return object.bytes
     }
 }
 
