@@ -40,12 +40,22 @@ static void record(void *context, int status, const char *json, size_t len)
 
 static const char *const heroQuery = "{ hero { name friends { name } } }";
 
-/** A cache holding R2-D2 and two friends, and the query over them. */
-static void hero_cache(const char *path, normcache **cache, normcache_op **op)
+/** One test's cache holding R2-D2 and two friends, the query over them, and a watcher. */
+typedef struct {
+    char path[NC_PATH_SIZE];
+    normcache *cache;
+    normcache_op *op;
+    normcache_watcher *watcher;
+    deliveries got;
+} hero_test;
+
+/** Fills `hero` (zeroed first) with a new cache named after `name`, its query and records. */
+static void hero_cache(hero_test *hero, const char *name)
 {
-    CHECK_OK(normcache_open(path, NORMCACHE_NUL_TERMINATED, "{\"durability\": \"fast\"}", NORMCACHE_NUL_TERMINATED, cache));
-    CHECK_OK(normcache_prepare(*cache, heroQuery, strlen(heroQuery), NULL, 0, op));
-    CHECK_OK(normcache_put(*cache,
+    memset(hero, 0, sizeof *hero);
+    hero->cache = NC_OPEN(nc_temp_path(hero->path, name), "{\"durability\": \"fast\"}");
+    CHECK_OK(normcache_prepare(hero->cache, heroQuery, strlen(heroQuery), NULL, 0, &hero->op));
+    CHECK_OK(normcache_put(hero->cache,
                            "{\"QUERY_ROOT\": {\"hero\": {\"$reference\": \"Droid:2001\"}},"
                            " \"Droid:2001\": {\"name\": \"R2-D2\", \"friends\": [{\"$reference\": \"Human:1000\"}, {\"$reference\": \"Human:1002\"}]},"
                            " \"Human:1000\": {\"name\": \"Luke Skywalker\"}, \"Human:1002\": {\"name\": \"Han Solo\"}}",
@@ -58,68 +68,62 @@ static void hero_cache(const char *path, normcache **cache, normcache_op **op)
 
 static void test_in_process(void)
 {
-    char path[512];
-    normcache *cache = NULL;
-    normcache_op *op = NULL;
-    normcache_watcher *watcher = NULL;
-    deliveries got = {0};
-    hero_cache(nc_temp_path(path, "in-process"), &cache, &op);
+    hero_test hero;
+    hero_cache(&hero, "in-process");
 
-    CHECK_OK(normcache_watch(cache, op, NULL, 0, NULL, 0, record, &got, &watcher));
-    CHECK(watcher != NULL);
-    CHECK(got.calls == 1 && got.status == NORMCACHE_OK);
-    CHECK_CONTAINS(got.json, HERO_RESULT("Luke Skywalker"));
+    CHECK_OK(normcache_watch(hero.cache, hero.op, NULL, 0, NULL, 0, record, &hero.got, &hero.watcher));
+    CHECK(hero.watcher != NULL);
+    CHECK(hero.got.calls == 1 && hero.got.status == NORMCACHE_OK);
+    CHECK_CONTAINS(hero.got.json, HERO_RESULT("Luke Skywalker"));
     /* The operation may go: the watcher keeps its own. */
-    CHECK_OK(normcache_op_free(op));
+    CHECK_OK(normcache_op_free(hero.op));
 
-    CHECK_OK(normcache_put(cache, "{\"Human:1000\": {\"name\": \"Luke\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
-    CHECK(got.calls == 2 && got.status == NORMCACHE_OK);
-    CHECK_CONTAINS(got.json, HERO_RESULT("Luke"));
+    CHECK_OK(normcache_put(hero.cache, "{\"Human:1000\": {\"name\": \"Luke\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
+    CHECK(hero.got.calls == 2 && hero.got.status == NORMCACHE_OK);
+    CHECK_CONTAINS(hero.got.json, HERO_RESULT("Luke"));
 
     /* Unrelated: another record, another field of a used record, the same values again. */
-    CHECK_OK(normcache_put(cache, "{\"Starship:3000\": {\"name\": \"Falcon\"}, \"Human:1000\": {\"height\": 1.72}}",
+    CHECK_OK(normcache_put(hero.cache, "{\"Starship:3000\": {\"name\": \"Falcon\"}, \"Human:1000\": {\"height\": 1.72}}",
                            NORMCACHE_NUL_TERMINATED, NULL, NULL));
-    CHECK_OK(normcache_put(cache, "{\"Human:1000\": {\"name\": \"Luke\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
-    CHECK(got.calls == 2);
+    CHECK_OK(normcache_put(hero.cache, "{\"Human:1000\": {\"name\": \"Luke\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
+    CHECK(hero.got.calls == 2);
 
     /* A removal makes it a miss, with the partial data. */
-    CHECK_OK(normcache_remove(cache, "Human:1002", NORMCACHE_NUL_TERMINATED));
-    CHECK(got.calls == 3 && got.status == NORMCACHE_MISS);
-    CHECK_CONTAINS(got.json, "{\"data\":{\"hero\":{\"name\":\"R2-D2\",\"friends\":[{\"name\":\"Luke\"},null]}},"
-                             "\"missing\":[{\"path\":[\"hero\",\"friends\",1],\"reason\":\"absent\",\"record\":\"Human:1002\"}]");
+    CHECK_OK(normcache_remove(hero.cache, "Human:1002", NORMCACHE_NUL_TERMINATED));
+    CHECK(hero.got.calls == 3 && hero.got.status == NORMCACHE_MISS);
+    CHECK_CONTAINS(hero.got.json, "{\"data\":{\"hero\":{\"name\":\"R2-D2\",\"friends\":[{\"name\":\"Luke\"},null]}},"
+                                  "\"missing\":[{\"path\":[\"hero\",\"friends\",1],\"reason\":\"absent\",\"record\":\"Human:1002\"}]");
 
-    CHECK_OK(normcache_unwatch(watcher));
-    CHECK_OK(normcache_put(cache, "{\"Human:1000\": {\"name\": \"Luke S.\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
-    CHECK(got.calls == 3);
-    CHECK_CODE(normcache_unwatch(watcher), NORMCACHE_EINVAL);
+    CHECK_OK(normcache_unwatch(hero.watcher));
+    CHECK_OK(normcache_put(hero.cache, "{\"Human:1000\": {\"name\": \"Luke S.\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
+    CHECK(hero.got.calls == 3);
+    CHECK_CODE(normcache_unwatch(hero.watcher), NORMCACHE_EINVAL);
     CHECK_ERRMSG_IS("the watcher is closed or was never opened");
     CHECK_OK(normcache_unwatch(NULL));
-    CHECK_OK(normcache_close(cache));
+    CHECK_OK(normcache_close(hero.cache));
 }
 
 static void test_unwatch_inside_and_close(void)
 {
-    char path[512];
-    normcache *cache = NULL;
-    normcache_op *op = NULL;
-    normcache_watcher *watcher = NULL, *other = NULL;
-    deliveries got = {0}, kept = {0};
-    hero_cache(nc_temp_path(path, "inside"), &cache, &op);
+    hero_test hero;
+    normcache_watcher *other = NULL;
+    deliveries kept = {0};
+    hero_cache(&hero, "inside");
 
-    CHECK_OK(normcache_watch(cache, op, NULL, 0, NULL, 0, record, &got, &watcher));
-    got.self = watcher;
-    CHECK_OK(normcache_put(cache, "{\"Human:1000\": {\"name\": \"Luke\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
-    CHECK(got.calls == 2 && got.unwatch_status == NORMCACHE_OK);
-    CHECK_OK(normcache_put(cache, "{\"Human:1000\": {\"name\": \"Luke S.\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
-    CHECK(got.calls == 2);
+    CHECK_OK(normcache_watch(hero.cache, hero.op, NULL, 0, NULL, 0, record, &hero.got, &hero.watcher));
+    hero.got.self = hero.watcher;
+    CHECK_OK(normcache_put(hero.cache, "{\"Human:1000\": {\"name\": \"Luke\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
+    CHECK(hero.got.calls == 2 && hero.got.unwatch_status == NORMCACHE_OK);
+    CHECK_OK(normcache_put(hero.cache, "{\"Human:1000\": {\"name\": \"Luke S.\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
+    CHECK(hero.got.calls == 2);
 
     /* Closing the handle ends its watchers; each is still released. */
-    CHECK_OK(normcache_watch(cache, op, NULL, 0, NULL, 0, record, &kept, &other));
+    CHECK_OK(normcache_watch(hero.cache, hero.op, NULL, 0, NULL, 0, record, &kept, &other));
     CHECK(kept.calls == 1);
-    CHECK_OK(normcache_close(cache));
+    CHECK_OK(normcache_close(hero.cache));
     CHECK_OK(normcache_unwatch(other));
     CHECK(kept.calls == 1);
-    CHECK_OK(normcache_op_free(op));
+    CHECK_OK(normcache_op_free(hero.op));
 }
 
 static void test_commit_log(void)
@@ -224,85 +228,79 @@ static void rename_luke(const char *path, int number)
 
 static void test_across_processes(void)
 {
-    char path[512];
-    normcache *cache = NULL;
-    normcache_op *op = NULL;
-    normcache_watcher *watcher = NULL;
-    deliveries got = {0};
+    hero_test hero;
     uint64_t seen = 0, newest = 0, dispatched = 0;
     double start, waited;
     pid_t child;
-    hero_cache(nc_temp_path(path, "processes"), &cache, &op);
+    hero_cache(&hero, "processes");
     CHECK(pipe(go_pipe) == 0);
-    child = nc_spawn(rename_luke, path, 0);
+    child = nc_spawn(rename_luke, hero.path, 0);
 
-    CHECK_OK(normcache_watch(cache, op, NULL, 0, NULL, 0, record, &got, &watcher));
-    CHECK_OK(normcache_last_commit(cache, &seen));
+    CHECK_OK(normcache_watch(hero.cache, hero.op, NULL, 0, NULL, 0, record, &hero.got, &hero.watcher));
+    CHECK_OK(normcache_last_commit(hero.cache, &seen));
     /* Nothing to dispatch yet. */
-    CHECK_OK(normcache_dispatch_changes(cache, &dispatched));
-    CHECK(dispatched == seen && got.calls == 1);
+    CHECK_OK(normcache_dispatch_changes(hero.cache, &dispatched));
+    CHECK(dispatched == seen && hero.got.calls == 1);
 
     start = nc_now_seconds();
     nc_send_signal(go_pipe[1], 'g');
-    CHECK_OK(normcache_wait_commit(cache, seen, 10000, &newest));
+    CHECK_OK(normcache_wait_commit(hero.cache, seen, 10000, &newest));
     waited = nc_now_seconds() - start;
     CHECK(newest > seen);
-    CHECK_OK(normcache_dispatch_changes(cache, &dispatched));
+    CHECK_OK(normcache_dispatch_changes(hero.cache, &dispatched));
     CHECK(dispatched >= newest);
-    CHECK(got.calls == 2);
-    CHECK_CONTAINS(got.json, HERO_RESULT("Luke from another process"));
+    CHECK(hero.got.calls == 2);
+    CHECK_CONTAINS(hero.got.json, HERO_RESULT("Luke from another process"));
     printf("another process's commit seen by normcache_wait_commit and delivered after %.2f ms (including its open)\n",
            waited * 1000);
     CHECK_CHILD_PASSED(child);
-    CHECK_OK(normcache_unwatch(watcher));
-    CHECK_OK(normcache_op_free(op));
-    CHECK_OK(normcache_close(cache));
+    CHECK_OK(normcache_unwatch(hero.watcher));
+    CHECK_OK(normcache_op_free(hero.op));
+    CHECK_OK(normcache_close(hero.cache));
 }
 
 static void test_bad_arguments(void)
 {
-    char path[512];
-    normcache *cache = NULL;
-    normcache_op *op = NULL, *fragment = NULL;
-    normcache_watcher *watcher = (normcache_watcher *)&path;
-    deliveries got = {0};
+    hero_test hero;
+    normcache_op *fragment = NULL;
     uint64_t commit = 0;
-    char *json = (char *)&path;
+    char *json = (char *)&hero;
     size_t len = 1;
-    hero_cache(nc_temp_path(path, "bad"), &cache, &op);
-    CHECK_OK(normcache_prepare(cache, "fragment F on Human { name }", NORMCACHE_NUL_TERMINATED, NULL, 0, &fragment));
+    hero_cache(&hero, "bad");
+    hero.watcher = (normcache_watcher *)&hero;
+    CHECK_OK(normcache_prepare(hero.cache, "fragment F on Human { name }", NORMCACHE_NUL_TERMINATED, NULL, 0, &fragment));
 
-    CHECK_CODE(normcache_watch(cache, op, NULL, 0, NULL, 0, NULL, &got, &watcher), NORMCACHE_EINVAL);
+    CHECK_CODE(normcache_watch(hero.cache, hero.op, NULL, 0, NULL, 0, NULL, &hero.got, &hero.watcher), NORMCACHE_EINVAL);
     CHECK_ERRMSG_IS("callback is NULL");
-    CHECK(watcher == NULL);
-    CHECK_CODE(normcache_watch(cache, op, NULL, 0, NULL, 0, record, &got, NULL), NORMCACHE_EINVAL);
+    CHECK(hero.watcher == NULL);
+    CHECK_CODE(normcache_watch(hero.cache, hero.op, NULL, 0, NULL, 0, record, &hero.got, NULL), NORMCACHE_EINVAL);
     CHECK_ERRMSG_IS("out_watcher is NULL");
-    CHECK_CODE(normcache_watch(cache, fragment, NULL, 0, NULL, 0, record, &got, &watcher), NORMCACHE_EINVAL);
+    CHECK_CODE(normcache_watch(hero.cache, fragment, NULL, 0, NULL, 0, record, &hero.got, &hero.watcher), NORMCACHE_EINVAL);
     CHECK_ERRMSG_IS("'F' is a fragment, not an operation: read or write it at a record key (a fragment read or write)");
-    CHECK_CODE(normcache_watch(cache, op, NULL, 0, "Human:1000", NORMCACHE_NUL_TERMINATED, record, &got, &watcher),
+    CHECK_CODE(normcache_watch(hero.cache, hero.op, NULL, 0, "Human:1000", NORMCACHE_NUL_TERMINATED, record, &hero.got, &hero.watcher),
                NORMCACHE_EINVAL);
-    CHECK_CODE(normcache_watch(cache, op, "{\"a\":", NORMCACHE_NUL_TERMINATED, NULL, 0, record, &got, &watcher), NORMCACHE_EJSON);
-    CHECK_CODE(normcache_watch(cache, fragment, NULL, 0, "\xff", 1, record, &got, &watcher), NORMCACHE_EINVAL);
-    CHECK(got.calls == 0 && watcher == NULL);
-    CHECK_OK(normcache_watch(cache, fragment, NULL, 0, "Human:1000", NORMCACHE_NUL_TERMINATED, record, &got, &watcher));
-    CHECK(got.calls == 1);
-    CHECK_CONTAINS(got.json, "{\"data\":{\"name\":\"Luke Skywalker\"},\"missing\":[],\"stale\":[],\"oldestWrittenAt\":");
-    CHECK_CONTAINS(got.json, ",\"earliestExpiry\":null}");
-    CHECK_OK(normcache_unwatch(watcher));
+    CHECK_CODE(normcache_watch(hero.cache, hero.op, "{\"a\":", NORMCACHE_NUL_TERMINATED, NULL, 0, record, &hero.got, &hero.watcher), NORMCACHE_EJSON);
+    CHECK_CODE(normcache_watch(hero.cache, fragment, NULL, 0, "\xff", 1, record, &hero.got, &hero.watcher), NORMCACHE_EINVAL);
+    CHECK(hero.got.calls == 0 && hero.watcher == NULL);
+    CHECK_OK(normcache_watch(hero.cache, fragment, NULL, 0, "Human:1000", NORMCACHE_NUL_TERMINATED, record, &hero.got, &hero.watcher));
+    CHECK(hero.got.calls == 1);
+    CHECK_CONTAINS(hero.got.json, "{\"data\":{\"name\":\"Luke Skywalker\"},\"missing\":[],\"stale\":[],\"oldestWrittenAt\":");
+    CHECK_CONTAINS(hero.got.json, ",\"earliestExpiry\":null}");
+    CHECK_OK(normcache_unwatch(hero.watcher));
 
-    CHECK_CODE(normcache_last_commit(cache, NULL), NORMCACHE_EINVAL);
+    CHECK_CODE(normcache_last_commit(hero.cache, NULL), NORMCACHE_EINVAL);
     CHECK_ERRMSG_IS("out_commit is NULL");
-    CHECK_CODE(normcache_changes_since(cache, 0, NULL, &len), NORMCACHE_EINVAL);
-    CHECK_CODE(normcache_wait_commit(cache, 0, -1, &commit), NORMCACHE_EINVAL);
+    CHECK_CODE(normcache_changes_since(hero.cache, 0, NULL, &len), NORMCACHE_EINVAL);
+    CHECK_CODE(normcache_wait_commit(hero.cache, 0, -1, &commit), NORMCACHE_EINVAL);
     CHECK_ERRMSG_IS("timeout -1 ms is negative");
-    CHECK_OK(normcache_close(cache));
-    CHECK_CODE(normcache_last_commit(cache, &commit), NORMCACHE_EINVAL);
-    CHECK_CODE(normcache_changes_since(cache, 0, &json, &len), NORMCACHE_EINVAL);
+    CHECK_OK(normcache_close(hero.cache));
+    CHECK_CODE(normcache_last_commit(hero.cache, &commit), NORMCACHE_EINVAL);
+    CHECK_CODE(normcache_changes_since(hero.cache, 0, &json, &len), NORMCACHE_EINVAL);
     CHECK(json == NULL && len == 0);
-    CHECK_CODE(normcache_dispatch_changes(cache, NULL), NORMCACHE_EINVAL);
-    CHECK_CODE(normcache_watch(cache, op, NULL, 0, NULL, 0, record, &got, &watcher), NORMCACHE_EINVAL);
+    CHECK_CODE(normcache_dispatch_changes(hero.cache, NULL), NORMCACHE_EINVAL);
+    CHECK_CODE(normcache_watch(hero.cache, hero.op, NULL, 0, NULL, 0, record, &hero.got, &hero.watcher), NORMCACHE_EINVAL);
     CHECK_ERRMSG_IS("the cache handle is closed or was never opened");
-    CHECK_OK(normcache_op_free(op));
+    CHECK_OK(normcache_op_free(hero.op));
     CHECK_OK(normcache_op_free(fragment));
 }
 
