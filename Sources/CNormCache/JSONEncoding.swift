@@ -8,10 +8,12 @@ enum JSONEncoding {
         var out: [UInt8] = [UInt8(ascii: "[")]
         for (index, group) in groups.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: "{\"group\":".utf8)
-            JSONString.appendQuoted(group.group.utf8, to: &out)
-            out.append(contentsOf: ",\"records\":\(group.records),\"bytes\":\(group.bytes),".utf8)
-            out.append(contentsOf: "\"oldest_write\":\(group.oldestWrite),\"newest_write\":\(group.newestWrite)}".utf8)
+            var object = JSONObject()
+            object.add("group", group.group)
+            object.add(["records": group.records, "bytes": group.bytes])
+            object.add("oldest_write", group.oldestWrite)
+            object.add("newest_write", group.newestWrite)
+            out.append(contentsOf: object.bytes)
         }
         out.append(UInt8(ascii: "]"))
         return out

@@ -35,7 +35,8 @@ public struct HandleMetrics: Equatable, Sendable {
 
     /// The counts as the JSON object of `normcache_metrics`.
     public var json: [UInt8] {
-        Array(("{\"reads\":\(reads),\"hits\":\(hits),\"misses\":\(misses),\"stale_reads\":\(staleReads),"
-            + "\"writes\":\(writes),\"changed_fields\":\(changedFields)}").utf8)
+        var object = JSONObject()
+        object.add(["reads": reads, "hits": hits, "misses": misses, "stale_reads": staleReads, "writes": writes, "changed_fields": changedFields])
+        return object.bytes
     }
 }
