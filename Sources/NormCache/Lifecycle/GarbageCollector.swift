@@ -16,11 +16,20 @@
 /// record of its hash the walk visited, and when one is not, returns nil: the caller
 /// aborts the transaction (nothing written) and starts again with another hash seed. A
 /// collision can thus keep garbage for one attempt, never remove live data.
+///
+/// The seed of attempt n is the file's key salt mixed with n + 1. As no test can find
+/// two keys whose 64-bit hashes meet, tests force a collision through `MarkHash`.
 struct GarbageCollector: ~Copyable {
+    /// A hash that replaces the salted one of `key` in `attempt` (0 for the first), or nil
+    /// to keep the salted one: the seam by which tests make keys collide in the mark set.
+    typealias MarkHash = (_ key: UnsafeRawBufferPointer, _ attempt: UInt64) -> UInt64?
+
     private let txn: StoreTransaction
     private let options: GarbageCollectionOptions
     private let now: UInt64
+    private let attempt: UInt64
     private let seed: UInt64
+    private let markHash: MarkHash?
     private var marks = MarkSet()
     /// The keys still to visit, each followed by its length as 4 little-endian bytes.
     private var stack: [UInt8] = []
@@ -36,24 +45,25 @@ struct GarbageCollector: ~Copyable {
     private static let roots: [[UInt8]] = ["QUERY_ROOT", "MUTATION_ROOT", "SUBSCRIPTION_ROOT"].map { Array($0.utf8) }
 
     /// Collects in `txn` (written unless `options.dryRun`) with the hash seed of
-    /// `attempt`; nil when a possible hash collision means the attempt must be dropped.
+    /// `attempt` (and `markHash`, when given, over it); nil when a possible hash collision
+    /// means the attempt must be dropped.
     static func run(
         _ txn: StoreTransaction, options: GarbageCollectionOptions, now: UInt64,
-        attempt: UInt64
+        attempt: UInt64, markHash: MarkHash? = nil
     ) throws(NormCacheError) -> GarbageCollectionReport? {
-        var collector = GarbageCollector(
-            txn: txn, options: options, now: now,
-            seed: txn.keySalt ^ ((attempt &+ 1) &* 0x9e37_79b9_7f4a_7c15))
+        var collector = GarbageCollector(txn: txn, options: options, now: now, attempt: attempt, markHash: markHash)
         try collector.markRoots()
         guard try collector.sweep() else { return nil }
         return collector.finish()
     }
 
-    private init(txn: StoreTransaction, options: GarbageCollectionOptions, now: UInt64, seed: UInt64) {
+    private init(txn: StoreTransaction, options: GarbageCollectionOptions, now: UInt64, attempt: UInt64, markHash: MarkHash?) {
         self.txn = txn
         self.options = options
         self.now = now
-        self.seed = seed
+        self.attempt = attempt
+        self.seed = txn.keySalt ^ ((attempt &+ 1) &* 0x9e37_79b9_7f4a_7c15)
+        self.markHash = markHash
         report.dryRun = options.dryRun
     }
 
@@ -238,7 +248,8 @@ struct GarbageCollector: ~Copyable {
     // MARK: Entries
 
     private func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
-        StorageKey.hash64(key, salt: seed)
+        if let markHash, let forced = markHash(key, attempt) { return forced }
+        return StorageKey.hash64(key, salt: seed)
     }
 
     /// Calls `body` with the record key and record bytes of an LMDB entry.

@@ -9,6 +9,12 @@ extension NormalizedCache {
     /// writes nothing. `.storage` when three attempts in a row met a possible hash
     /// collision (nothing is removed then).
     public func collectGarbage(_ options: GarbageCollectionOptions = GarbageCollectionOptions()) throws(NormCacheError) -> GarbageCollectionReport {
+        try collectGarbage(options, markHash: nil)
+    }
+
+    /// `collectGarbage(_:)` with the mark set's hashes of some keys replaced by `markHash`
+    /// (see `GarbageCollector.MarkHash`): internal, for the tests that force a collision.
+    func collectGarbage(_ options: GarbageCollectionOptions, markHash: GarbageCollector.MarkHash?) throws(NormCacheError) -> GarbageCollectionReport {
         let started = Self.monotonicMicroseconds()
         let now = try clock.now()
         let attempts: UInt64 = 3
@@ -16,13 +22,13 @@ extension NormalizedCache {
             var report: GarbageCollectionReport?
             if options.dryRun {
                 report = try store.read { (txn) throws(NormCacheError) in
-                    try GarbageCollector.run(txn, options: options, now: now, attempt: attempt)
+                    try GarbageCollector.run(txn, options: options, now: now, attempt: attempt, markHash: markHash)
                 }
             } else {
                 var collided = false
                 do {
                     report = try store.write { (txn) throws(NormCacheError) -> GarbageCollectionReport in
-                        guard let report = try GarbageCollector.run(txn, options: options, now: now, attempt: attempt) else {
+                        guard let report = try GarbageCollector.run(txn, options: options, now: now, attempt: attempt, markHash: markHash) else {
                             collided = true
                             throw NormCacheError(.storage, "garbage collection met a possible hash collision")
                         }

@@ -227,4 +227,63 @@ import Testing
         #expect(fieldChanges.commits.first?.records == ["Droid:1"])
         #expect(seen.data.count == 3)
     }
+
+    /// Two records that reach one live record each, `Pair:1` and `Pair:2`, and garbage.
+    static let pairs = #"""
+        {"QUERY_ROOT": {"a": {"$reference": "Pair:1"}, "b": {"$reference": "Pair:2"}},
+         "Pair:1": {"next": {"$reference": "Lost:1"}}, "Pair:2": {"next": {"$reference": "Lost:2"}},
+         "Lost:1": {"n": 1}, "Lost:2": {"n": 2}, "Garbage:1": {"n": 0}}
+        """#
+
+    @Test(arguments: [false, true]) func aMarkSetCollisionIsRetriedWithAnotherSeedAndRemovesNoLiveRecord(dryRun: Bool) throws {
+        let test = try TestCache()
+        _ = try test.cache.put(json: Self.pairs)
+        let commit = try test.cache.lastCommit()
+        // In the first attempt Pair:1 and Pair:2 share a hash: the walk marks one and skips
+        // the other, so one Lost record goes unmarked and the sweep, which meets Garbage:1
+        // and the Lost records before the second Pair, removes it before it finds the
+        // collision. That attempt is dropped; the second hashes every key as it is.
+        let attempts = Attempts()
+        let report = try test.cache.collectGarbage(GarbageCollectionOptions(dryRun: dryRun)) { key, attempt in
+            attempts.note(attempt)
+            return attempt == 0 && key.starts(with: "Pair:".utf8) ? 0x5eed_0000_0000_0000 : nil
+        }
+        #expect(attempts.seen == [0, 1])
+        #expect(
+            summary(report)
+                == #"{"dry_run":\#(dryRun),"removed_records":1,"unreachable_records":1,"emptied_records":0,"removed_fields":0,"stale_fields":0,"dangling_fields":0,"kept_records":5,"groups":{"Garbage:":{"records":1,"fields":0}},"mark_set_bytes":0,"elapsed_us":0}"#
+        )
+        let kept = ["Lost:1", "Lost:2", "Pair:1", "Pair:2", "QUERY_ROOT"]
+        #expect(try keys(test.cache) == (dryRun ? ["Garbage:1"] + kept : kept))
+        // One commit, of the second attempt's removal only.
+        #expect(try test.cache.changes(since: commit).commits.map(\.records) == (dryRun ? [] : [["Garbage:1"]]))
+    }
+
+    @Test func collisionsInEveryAttemptRemoveNothingAndSaySo() throws {
+        let test = try TestCache()
+        _ = try test.cache.put(json: Self.pairs)
+        let commit = try test.cache.lastCommit()
+        let attempts = Attempts()
+        #expect(
+            throws: NormCacheError(
+                .storage, "garbage collection of '\(test.path)' met a possible hash collision in 3 attempts; nothing was removed")
+        ) {
+            try test.cache.collectGarbage(GarbageCollectionOptions()) { key, attempt in
+                attempts.note(attempt)
+                return key.starts(with: "Pair:".utf8) ? 0x5eed_0000_0000_0000 &+ attempt << 8 : nil
+            }
+        }
+        #expect(attempts.seen == [0, 1, 2])
+        #expect(try keys(test.cache) == ["Garbage:1", "Lost:1", "Lost:2", "Pair:1", "Pair:2", "QUERY_ROOT"])
+        #expect(try test.cache.lastCommit() == commit)
+    }
+}
+
+/// The attempts a collection hashed keys in, in order.
+final class Attempts {
+    private(set) var seen: [UInt64] = []
+
+    func note(_ attempt: UInt64) {
+        if seen.last != attempt { seen.append(attempt) }
+    }
 }
