@@ -217,6 +217,62 @@ import Testing
         #expect(seen.results.first?.earliestExpiry == 1_700_000_060)
         #expect(seen.data.first == #"{"hero":{"name":"R2-D2"}}"#)
     }
+
+    @Test func aBlockedCallbackHoldsUpNoOtherThreadsCommitsThatItGetsInOrderOnceItReturns() throws {
+        var options = CacheOptions()
+        options.durability = .fast
+        let test = try TestCache(options: options)
+        let cache = test.cache
+        let query = try cache.prepare("{ counter { gate w0 w1 w2 w3 } }")
+        _ = try cache.put(json: #"{"QUERY_ROOT": {"counter": {"$reference": "Counter:1"}}, "Counter:1": {"gate": 0, "w0": 0, "w1": 0, "w2": 0, "w3": 0}}"#)
+        let seen = Deliveries()
+        let entered = Signal(), release = Signal(), written = Signal()
+        let watcher = try cache.watch(query) { result in
+            seen.record(result)
+            guard Self.counts(result) == ["gate": 1, "w0": 0, "w1": 0, "w2": 0, "w3": 0] else { return }
+            entered.post()
+            _ = release.wait(seconds: 60)
+        }
+        defer { watcher.cancel() }
+        // The gate's commit delivers on its own thread, whose callback then blocks.
+        let gate = startThread { _ = try? cache.put(json: #"{"Counter:1": {"gate": 1}}"#) }
+        try #require(entered.wait(seconds: 60))
+        let blockedAt = try cache.lastCommit()
+        // Four other threads write and commit 25 times each, all while it blocks.
+        var writers: [pthread_t] = []
+        for writer in 0..<4 {
+            writers.append(startThread {
+                for value in 1...25 { _ = try? cache.put(json: #"{"Counter:1": {"w\#(writer)": \#(value)}}"#) }
+                written.post()
+            })
+        }
+        let finished = (0..<4).filter { _ in written.wait(seconds: 60) }.count
+        #expect(finished == 4)
+        #expect(try cache.lastCommit() == blockedAt + 100)
+        #expect(seen.results.count == 2)
+        release.post()
+        pthread_join(gate, nil)
+        for writer in writers { pthread_join(writer, nil) }
+        // Then the queued commits reach it: each delivery newer than the one before, the
+        // last one with every write.
+        let delivered = seen.results.dropFirst(2).map { Self.counts(.success($0)) }
+        #expect(!delivered.isEmpty)
+        #expect(delivered.last == ["gate": 1, "w0": 25, "w1": 25, "w2": 25, "w3": 25])
+        for (before, after) in zip([["gate": 1, "w0": 0, "w1": 0, "w2": 0, "w3": 0]] + delivered, delivered) {
+            #expect(before != after && after.allSatisfy { name, value in value >= before[name] ?? 0 })
+        }
+    }
+
+    /// The numbers of a `{"counter":{...}}` result by field name (empty for an error).
+    static func counts(_ result: Result<ReadResult, NormCacheError>) -> [String: Int] {
+        guard let data = try? result.get().data else { return [:] }
+        var counts: [String: Int] = [:]
+        for member in String(decoding: data, as: UTF8.self).split(whereSeparator: { "{},".contains($0) }) {
+            let parts = member.split(separator: ":")
+            if parts.count == 2, let value = Int(parts[1]) { counts[String(parts[0].dropFirst().dropLast())] = value }
+        }
+        return counts
+    }
 }
 
 /// What a watcher's callback got, from any thread.
@@ -244,4 +300,44 @@ final class Deliveries: @unchecked Sendable {
 final class WatcherBox: @unchecked Sendable {
     var watcher: Watcher?
     var inner: Watcher?
+}
+
+/// A signal between threads (a POSIX semaphore): each post lets one wait return.
+final class Signal: @unchecked Sendable {
+    private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+
+    init() { sem_init(semaphore, 0, 0) }
+
+    deinit {
+        sem_destroy(semaphore)
+        semaphore.deallocate()
+    }
+
+    /// Lets one wait return.
+    func post() { sem_post(semaphore) }
+
+    /// Whether a post came within `seconds`.
+    func wait(seconds: Int) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        deadline.tv_sec += seconds
+        while sem_timedwait(semaphore, &deadline) != 0 {
+            guard errno == EINTR else { return false }
+        }
+        return true
+    }
+}
+
+/// Runs `body` on a new pthread, to be joined.
+func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
+    final class Body {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+    var thread = pthread_t()
+    pthread_create(&thread, nil, { raw in
+        Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
+        return nil
+    }, Unmanaged.passRetained(Body(body)).toOpaque())
+    return thread
 }

@@ -110,6 +110,60 @@ def test_a_callback_that_raises_ends_the_watch_and_closing_raises_it(hero_cache:
                 pass
 
 
+def test_a_callback_error_gives_way_to_the_error_of_the_block(hero_cache: Cache) -> None:
+    def callback(result: ReadResult) -> None:
+        raise RuntimeError("the view is gone")
+
+    with hero_cache.prepare(HERO) as op:
+        with pytest.raises(KeyError, match="the block's own"):
+            with hero_cache.watch(op, callback=callback) as watch:
+                raise KeyError("the block's own")
+        assert watch.closed
+
+
+def test_a_blocked_callback_holds_up_no_other_thread_whose_commits_it_then_gets_in_order(cache: Cache) -> None:
+    writers, rounds = 4, 10
+    counts = {"gate": 0} | {f"w{writer}": 0 for writer in range(writers)}
+    cache.put({"QUERY_ROOT": {"counter": {"$reference": "Counter:1"}}, "Counter:1": counts})
+    entered, release = threading.Event(), threading.Event()
+    got: list[dict[str, int]] = []
+
+    def callback(result: ReadResult) -> None:
+        got.append(result.data["counter"])
+        if got[-1] == counts | {"gate": 1}:
+            entered.set()
+            release.wait(60)
+
+    with cache.prepare("{ counter { gate " + " ".join(counts) + " } }") as op, cache.watch(op, callback=callback):
+        # The gate's commit delivers on its own thread, whose callback then blocks.
+        gate = threading.Thread(target=cache.put, args=({"Counter:1": {"gate": 1}},))
+        gate.start()
+        assert entered.wait(60)
+        blocked_at = cache.last_commit()
+        # Other threads write and commit, all while it blocks.
+        threads = [
+            threading.Thread(
+                target=lambda w=writer: [cache.put({"Counter:1": {f"w{w}": n}}) for n in range(1, rounds + 1)]
+            )
+            for writer in range(writers)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert [thread.is_alive() for thread in threads] == [False] * writers
+        assert cache.last_commit() == blocked_at + writers * rounds
+        assert len(got) == 2
+        release.set()
+        gate.join(60)
+        assert not gate.is_alive()
+    # Then the queued commits reach it: each delivery newer than the one before, the last
+    # one with every write.
+    assert got[-1] == {"gate": 1} | {f"w{writer}": rounds for writer in range(writers)}
+    for before, after in zip(got[1:], got[2:]):
+        assert before != after and all(after[name] >= before[name] for name in counts)
+
+
 def test_a_callback_may_write_read_watch_and_cancel(hero_cache: Cache) -> None:
     op = hero_cache.prepare(HERO)
     inner: list[ReadResult] = []
