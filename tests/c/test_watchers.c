@@ -13,6 +13,7 @@
 #include "processes.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 
 /** What a watcher's callback got. */
 typedef struct {
@@ -126,64 +127,68 @@ static void test_unwatch_inside_and_close(void)
     CHECK_OK(normcache_op_free(hero.op));
 }
 
+/** Implements CHECK_CHANGES. */
+static void check_changes(const char *file, int line, normcache *cache, uint64_t since, const char *format, ...)
+{
+    char expected[1024];
+    char *json = NULL;
+    size_t len = 0;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(expected, sizeof expected, format, args);
+    va_end(args);
+    nc_check_code(file, line, "normcache_changes_since", normcache_changes_since(cache, since, &json, &len), NORMCACHE_OK);
+    nc_check_output(file, line, "changes", json, len, expected);
+}
+
+/**
+ * Fails unless normcache_changes_since(cache, since) gives exactly the JSON that the
+ * printf `format` makes of the commit ids after it (unsigned long long each).
+ */
+#define CHECK_CHANGES(cache, since, ...) check_changes(__FILE__, __LINE__, (cache), (since), __VA_ARGS__)
+
 static void test_commit_log(void)
 {
-    char path[512];
-    normcache *cache = NULL;
+    normcache *cache = NC_OPEN_FRESH("{\"durability\": \"fast\"}");
     uint64_t before = 0, after = 0, commit = 0;
     char *json = NULL;
     size_t len = 0;
-    char expected[512];
     int i;
-    CHECK_OK(normcache_open(nc_temp_path(path, "log"), NORMCACHE_NUL_TERMINATED, "{\"durability\": \"fast\"}",
-                            NORMCACHE_NUL_TERMINATED, &cache));
     CHECK_OK(normcache_last_commit(cache, &before));
     CHECK_OK(normcache_put(cache, "{\"Pet:1\": {\"name\": \"Rex\", \"age\": 3}, \"Pet:2\": {\"name\": \"Tom\"}}",
                            NORMCACHE_NUL_TERMINATED, NULL, NULL));
     CHECK_OK(normcache_last_commit(cache, &after));
     CHECK(after == before + 1);
-    CHECK_OK(normcache_changes_since(cache, before, &json, &len));
-    snprintf(expected, sizeof expected,
-             "{\"through\":%llu,\"complete\":true,\"commits\":[{\"commit\":%llu,\"fields\":[],"
-             "\"records\":[\"Pet:1\",\"Pet:2\"],\"prefixes\":[],\"all\":false}]}",
-             (unsigned long long)after, (unsigned long long)after);
-    CHECK_STR(json, len, expected);
-    normcache_free(json);
+    CHECK_CHANGES(cache, before,
+                  "{\"through\":%llu,\"complete\":true,\"commits\":[{\"commit\":%llu,\"fields\":[],"
+                  "\"records\":[\"Pet:1\",\"Pet:2\"],\"prefixes\":[],\"all\":false}]}",
+                  (unsigned long long)after, (unsigned long long)after);
 
     /* Nothing new: complete and empty. A rewrite of the same values is no commit. */
     CHECK_OK(normcache_put(cache, "{\"Pet:2\": {\"name\": \"Tom\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
     CHECK_OK(normcache_last_commit(cache, &commit));
     CHECK(commit == after);
-    CHECK_OK(normcache_changes_since(cache, after, &json, &len));
-    snprintf(expected, sizeof expected, "{\"through\":%llu,\"complete\":true,\"commits\":[]}", (unsigned long long)after);
-    CHECK_STR(json, len, expected);
-    normcache_free(json);
+    CHECK_CHANGES(cache, after, "{\"through\":%llu,\"complete\":true,\"commits\":[]}", (unsigned long long)after);
 
     CHECK_OK(normcache_put(cache, "{\"Pet:1\": {\"age\": 4, \"name\": \"Rex\", \"owner\": \"Ada\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
-    CHECK_OK(normcache_changes_since(cache, after, &json, &len));
-    snprintf(expected, sizeof expected,
-             "{\"through\":%llu,\"complete\":true,\"commits\":[{\"commit\":%llu,\"fields\":[\"Pet:1.age\",\"Pet:1.owner\"],"
-             "\"records\":[],\"prefixes\":[],\"all\":false}]}",
-             (unsigned long long)after + 1, (unsigned long long)after + 1);
-    CHECK_STR(json, len, expected);
-    normcache_free(json);
+    CHECK_CHANGES(cache, after,
+                  "{\"through\":%llu,\"complete\":true,\"commits\":[{\"commit\":%llu,\"fields\":[\"Pet:1.age\",\"Pet:1.owner\"],"
+                  "\"records\":[],\"prefixes\":[],\"all\":false}]}",
+                  (unsigned long long)after + 1, (unsigned long long)after + 1);
     after += 1;
 
     CHECK_OK(normcache_remove(cache, "Pet:2", NORMCACHE_NUL_TERMINATED));
     CHECK_OK(normcache_remove_prefix(cache, "Pet:", NORMCACHE_NUL_TERMINATED, NULL));
     CHECK_OK(normcache_put(cache, "{\"Pet:3\": {\"name\": \"Kit\"}}", NORMCACHE_NUL_TERMINATED, NULL, NULL));
     CHECK_OK(normcache_clear(cache));
-    CHECK_OK(normcache_changes_since(cache, after, &json, &len));
-    snprintf(expected, sizeof expected,
-             "{\"through\":%llu,\"complete\":true,\"commits\":["
-             "{\"commit\":%llu,\"fields\":[],\"records\":[\"Pet:2\"],\"prefixes\":[],\"all\":false},"
-             "{\"commit\":%llu,\"fields\":[],\"records\":[],\"prefixes\":[\"Pet:\"],\"all\":false},"
-             "{\"commit\":%llu,\"fields\":[],\"records\":[\"Pet:3\"],\"prefixes\":[],\"all\":false},"
-             "{\"commit\":%llu,\"fields\":[],\"records\":[],\"prefixes\":[],\"all\":true}]}",
-             (unsigned long long)after + 4, (unsigned long long)after + 1, (unsigned long long)after + 2,
-             (unsigned long long)after + 3, (unsigned long long)after + 4);
-    CHECK_STR(json, len, expected);
-    normcache_free(json);
+    CHECK_CHANGES(cache, after,
+                  "{\"through\":%llu,\"complete\":true,\"commits\":["
+                  "{\"commit\":%llu,\"fields\":[],\"records\":[\"Pet:2\"],\"prefixes\":[],\"all\":false},"
+                  "{\"commit\":%llu,\"fields\":[],\"records\":[],\"prefixes\":[\"Pet:\"],\"all\":false},"
+                  "{\"commit\":%llu,\"fields\":[],\"records\":[\"Pet:3\"],\"prefixes\":[],\"all\":false},"
+                  "{\"commit\":%llu,\"fields\":[],\"records\":[],\"prefixes\":[],\"all\":true}]}",
+                  (unsigned long long)after + 4, (unsigned long long)after + 1, (unsigned long long)after + 2,
+                  (unsigned long long)after + 3, (unsigned long long)after + 4);
 
     /* A reader more than 1024 logged commits behind is told the log is incomplete. */
     for (i = 0; i < 1030; i++) {
@@ -196,13 +201,10 @@ static void test_commit_log(void)
     CHECK(strstr(json, "\"Counter:1.n\"") != NULL);
     normcache_free(json);
     CHECK_OK(normcache_last_commit(cache, &commit));
-    CHECK_OK(normcache_changes_since(cache, commit - 1, &json, &len));
-    snprintf(expected, sizeof expected,
-             "{\"through\":%llu,\"complete\":true,\"commits\":[{\"commit\":%llu,\"fields\":[\"Counter:1.n\"],"
-             "\"records\":[],\"prefixes\":[],\"all\":false}]}",
-             (unsigned long long)commit, (unsigned long long)commit);
-    CHECK_STR(json, len, expected);
-    normcache_free(json);
+    CHECK_CHANGES(cache, commit - 1,
+                  "{\"through\":%llu,\"complete\":true,\"commits\":[{\"commit\":%llu,\"fields\":[\"Counter:1.n\"],"
+                  "\"records\":[],\"prefixes\":[],\"all\":false}]}",
+                  (unsigned long long)commit, (unsigned long long)commit);
 
     /* No newer commit: a wait times out, saying the newest. */
     CHECK_CODE(normcache_wait_commit(cache, commit, 20, &after), NORMCACHE_TIMEOUT);
