@@ -1,7 +1,7 @@
 """The base of the classes that own a library handle: close() once, `with` blocks, a
 finalizer that is quiet (and idle at interpreter shutdown), and ClosedError — never a
 crash, never another error — for any use after close, whichever thread meets it first.
-Closing, its `with` block, serves every object a block ends (watches, dispatchers too)."""
+Its base, Closing (a `with` block that ends with close()), serves watches and dispatchers too."""
 
 from __future__ import annotations
 

@@ -102,7 +102,7 @@ class Watch(ManagedHandle[WatcherHandle]):
     """
 
     kind = "watch"
-    # The end of a `with` block raises a callback's exception unless the block raised one.
+    #: At the end of a `with` block, a callback's exception gives way to the block's own.
     close_error_yields_to_block = True
 
     def __init__(self, cache: Cache, callback: WatchCallback | None) -> None:
