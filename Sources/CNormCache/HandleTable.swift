@@ -58,7 +58,9 @@ final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
 
     /// The live object of a handle registered in this process.
     func object(_ handle: OpaquePointer?) throws(NormCacheError) -> Object {
-        let slot = lock.withLock { Self.find(handle, in: slots).map { slots[$0] } }
+        lock.lock()
+        let slot = Self.find(handle, in: slots).map { slots[$0] }
+        lock.unlock()
         guard let slot, let object = slot.object else { throw invalid(handle) }
         guard !boundToProcess || slot.forkGeneration == ForkSafety.generation else {
             throw NormCacheError(.invalidArgument, "the \(name) was opened before fork() by the parent process: open the cache again in this process")

@@ -213,9 +213,27 @@ extension NormalizedCache {
         try checkUTF8(key, what: what)
     }
 
+    /// Keys are mostly ASCII: eight bytes are checked at a time for a high bit, and only
+    /// a key with one is validated in full (which would also make a `String` of it).
     private static func checkUTF8(_ bytes: UnsafeRawBufferPointer, what: String) throws(NormCacheError) {
+        if isASCII(bytes) { return }
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw NormCacheError(.invalidArgument, "\(what) is not valid UTF-8")
         }
+    }
+
+    /// Whether every byte is below 0x80.
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        var high: UInt64 = 0
+        while offset + 8 <= bytes.count {
+            high |= bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < bytes.count {
+            high |= UInt64(bytes[offset])
+            offset += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 }

@@ -33,7 +33,7 @@ final class SharedEnvironment: @unchecked Sendable {
     var handles = 0
 
     /// Whether this process opened the environment (and not a parent before fork()).
-    var belongsToThisProcess: Bool { getpid() == owner }
+    var belongsToThisProcess: Bool { ForkSafety.generation == owner }
 
     private var environment: LMDBEnvironment?
     private var records: LMDBDatabase = 0
@@ -43,7 +43,8 @@ final class SharedEnvironment: @unchecked Sendable {
     private var log: LMDBDatabase?
     /// The watchers of this file in this process, which every commit here wakes.
     let changeHub = ChangeHub()
-    private let owner = getpid()
+    /// The fork generation it was opened in (`ForkSafety.registeredGeneration`).
+    private let owner = ForkSafety.registeredGeneration
     private let access = ReadWriteLock()
     private let writers = Mutex()
     /// When writes release the slots of dead readers; used under `writers`.

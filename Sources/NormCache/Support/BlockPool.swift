@@ -28,7 +28,9 @@ final class BlockPool: @unchecked Sendable {
     private let lock = Mutex()
     private var blocks: [(start: UnsafeMutableRawPointer, capacity: Int)] = []
     private var retained = 0
-    private let owner = getpid()
+    /// The fork generation it was made in (`ForkSafety.registeredGeneration`): a child
+    /// made by fork() neither takes nor keeps blocks.
+    private let owner = ForkSafety.registeredGeneration
     /// Whether blocks are kept at all (else every block is malloc's own).
     private let keepsBlocks: Bool
 
@@ -64,7 +66,7 @@ final class BlockPool: @unchecked Sendable {
     /// else freed.
     func release(_ block: UnsafeMutableRawPointer?, capacity: Int) {
         guard let block else { return }
-        guard keepsBlocks, capacity >= Self.minimumBlock, capacity <= Self.maximumRetained, getpid() == owner else { return free(block) }
+        guard keepsBlocks, capacity >= Self.minimumBlock, capacity <= Self.maximumRetained, ForkSafety.generation == owner else { return free(block) }
         var evicted: [UnsafeMutableRawPointer] = []
         lock.withLock {
             blocks.append((block, capacity))
@@ -80,7 +82,7 @@ final class BlockPool: @unchecked Sendable {
 
     /// The smallest kept block of at least `bytes`, taken out of the pool.
     private func take(atLeast bytes: Int) -> (UnsafeMutableRawPointer, Int)? {
-        guard keepsBlocks, getpid() == owner else { return nil }
+        guard keepsBlocks, ForkSafety.generation == owner else { return nil }
         return lock.withLock {
             var best: Int?
             for (index, block) in blocks.enumerated() where block.capacity >= bytes {

@@ -53,6 +53,15 @@ package final class ForkSafety: Sendable {
     /// thread reads it without a lock.
     package static var generation: UInt64 { forks }
 
+    /// `generation`, with the fork handlers registered first, so that every fork() after
+    /// it changes the number. What must not be used in a child made by fork() notes this
+    /// when made and compares `generation` with it when used: a load, where getpid() is a
+    /// system call on every use (glibc caches no pid since 2.25).
+    package static var registeredGeneration: UInt64 {
+        _ = locks
+        return forks
+    }
+
     nonisolated(unsafe) private static var forks: UInt64 = 0
 
     private init() {

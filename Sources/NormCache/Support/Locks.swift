@@ -66,14 +66,16 @@ package final class Mutex: @unchecked Sendable {
     }
 
     /// Takes the mutex until `unlock()`: for `ForkSafety`'s prepare handler, which holds
-    /// it across fork(), and a transaction, which holds it across calls.
-    func lock() {
+    /// it across fork(), a transaction, which holds it across calls, and the lookups of
+    /// the C interface's handles, which run on every call (`withLock` is generic, and
+    /// unspecialized in another module).
+    package func lock() {
         pthread_mutex_lock(mutex)
     }
 
     /// Releases the mutex taken by `lock()` (in the parent after fork(), or on the thread
     /// that took it).
-    func unlock() {
+    package func unlock() {
         pthread_mutex_unlock(mutex)
     }
 
