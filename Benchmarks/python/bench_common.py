@@ -3,7 +3,7 @@
 normcache-bench runs each baseline script as
 
     python3 Benchmarks/python/<script>.py --response FILE --changed FILE --query FILE --dir DIR --runs R
-                                          [--library PATH]
+                                          [--library PATH] [--defaults]
 
 with a feed response, the same response with one field changed per post, the query text
 and an empty scratch directory. Each run opens a new cache file in DIR and times, with
@@ -12,7 +12,8 @@ time.perf_counter:
     write_cold     the first write of --response into the empty cache
     write_warm     the same response again (identical data)
     write_changed  the --changed response
-    read           the whole query's data back as JSON text
+    read           the whole query's data back (as JSON text, or as Python objects where
+                   that is what the call returns)
 
 Parsing the response is part of a write (the file is read before timing). At the end the
 script prints one JSON object on stdout:
@@ -49,8 +50,9 @@ class Workload:
         """Writes one GraphQL response, given as the bytes of its JSON text."""
         raise NotImplementedError
 
-    def read(self) -> str:
-        """Reads the query's whole data back and returns it as JSON text."""
+    def read(self) -> Any:
+        """Reads the query's whole data back and returns it as JSON text (a str) or as
+        the Python objects the call returns."""
         raise NotImplementedError
 
     def records(self) -> int:
@@ -75,6 +77,11 @@ def arguments(description: Optional[str] = None) -> argparse.Namespace:
     parser.add_argument("--dir", required=True, help="a scratch directory for the cache files")
     parser.add_argument("--runs", type=int, default=5, help="how many runs, each on a new cache file (default 5)")
     parser.add_argument("--library", help="python_binding only: the libnormcache.so to load (sets NORMCACHE_LIBRARY)")
+    parser.add_argument(
+        "--defaults",
+        action="store_true",
+        help="python_binding only: the calls with their default arguments (options, write with changes, read)",
+    )
     options = parser.parse_args()
     if options.runs < 1:
         parser.error("--runs must be at least 1")
@@ -129,11 +136,16 @@ def first_difference(actual: Any, expected: Any, path: str = "data") -> Optional
     return None if actual == expected else f"{path} is {actual!r}, expected {expected!r}"
 
 
-def check(workload: Workload, output: str, response: bytes, path: str, after: str) -> None:
-    """Fails unless the JSON text `output` of a read is what `workload` should return
+def as_data(output: Any) -> Any:
+    """The data of a read's `output`: JSON text parsed, Python objects as they are."""
+    return json.loads(output) if isinstance(output, str) else output
+
+
+def check(workload: Workload, output: Any, response: bytes, path: str, after: str) -> None:
+    """Fails unless the output (JSON text or objects) of a read is what `workload` should return
     after writing `response` (read from `path`). The response is parsed here, not kept
     parsed: a large live object graph would slow the garbage collector in the timings."""
-    difference = first_difference(json.loads(output), workload.expected(response_data(response, path)))
+    difference = first_difference(as_data(output), workload.expected(response_data(response, path)))
     if difference:
         fail(f"{workload.name}: the data read back after the {after} differs from the response: {difference}")
 
@@ -173,11 +185,11 @@ def run(workload: Workload, options: argparse.Namespace) -> None:
                 records = workload.records()
             timings["write_warm"].append(timed(lambda: workload.write(response)))
             timings["write_changed"].append(timed(lambda: workload.write(changed)))
-            outputs: List[str] = []
+            outputs: List[Any] = []
             timings["read"].append(timed(lambda: outputs.append(workload.read())))
             if number == 0:
                 check(workload, outputs[0], changed, options.changed, "changed write")
-                output_bytes = len(outputs[0].encode("utf-8"))
+                output_bytes = len(json.dumps(as_data(outputs[0]), separators=(",", ":")).encode("utf-8"))
         finally:
             workload.close()
             remove_cache(path)

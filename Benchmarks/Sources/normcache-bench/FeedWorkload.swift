@@ -13,7 +13,8 @@ extension Bench {
             let response = Responses.feed(posts: posts)
             let changed = Responses.feed(posts: posts, revision: 1)
             let testCase = ResponseCase(workload: "feed", label: "N=\(posts)", query: Responses.feedQuery,
-                                        config: Responses.keyByID, response: response, changed: changed, objects: 2 * posts)
+                                        config: Responses.keyByID, response: response, changed: changed, objects: 2 * posts,
+                                        reportsChanges: true)
             let series = try measure(testCase)
             addResponseFigures(testCase, series, targeted: targeted)
             add(Figure(workload: "feed", measure: "warm identical rewrite N=\(posts)", normcache: series.warmWrite,
@@ -22,8 +23,27 @@ extension Bench {
             add(Figure(workload: "feed", measure: "warm changed rewrite N=\(posts)", normcache: series.changedWrite,
                        objects: testCase.objects, bytes: response.count, baselineName: "normcache cold write",
                        baseline: series.coldWrite))
+            addChangedKeysFigures(testCase, series, targeted: targeted)
             try measureParse(response, label: "N=\(posts)", targeted: targeted)
-            try measurePython(response: response, changed: changed, posts: posts, targeted: targeted)
+            try measurePython(response: response, changed: changed, posts: posts, series: series, targeted: targeted)
+        }
+    }
+
+    /// Each write of the feed again with the changed keys reported (what Python's default
+    /// `write(..., changes=True)` and watchers pay): against the same write without them
+    /// (target: at most 20 % more) and against the raw LMDB baseline of the write.
+    func addChangedKeysFigures(_ testCase: ResponseCase, _ series: ResponseSeries, targeted: Bool) {
+        let writes = [("cold write", series.coldWrite, series.coldWriteChanges),
+                      ("warm identical rewrite", series.warmWrite, series.warmWriteChanges),
+                      ("warm changed rewrite", series.changedWrite, series.changedWriteChanges)]
+        for (name, plain, withChanges) in writes {
+            let measure = "\(name) \(testCase.label), changed keys reported"
+            add(Figure(workload: testCase.workload, measure: measure, normcache: withChanges, objects: testCase.objects,
+                       bytes: testCase.response.count, baselineName: "the same write, no changed keys", baseline: plain,
+                       target: targeted ? Target(kind: .ratioAtMost, bound: 1.2) : nil))
+            add(Figure(workload: testCase.workload, measure: measure, normcache: withChanges, objects: testCase.objects,
+                       bytes: testCase.response.count, baselineName: "simdjson parse+walk + raw LMDB puts",
+                       baseline: series.parseAndPuts))
         }
     }
 
@@ -61,8 +81,10 @@ extension Bench {
     }
 
     /// The Python binding against a plain Python normalizer on py-lmdb: each script runs
-    /// the cold write, warm rewrites and read `runs` times and prints its timings.
-    func measurePython(response: [UInt8], changed: [UInt8], posts: Int, targeted: Bool) throws {
+    /// the cold write, warm rewrites and read `runs` times and prints its timings. Then
+    /// the binding's default calls (`write` reporting changes, `read` returning Python
+    /// objects) against the C calls of `series` that they make (target: at most 1.3×).
+    func measurePython(response: [UInt8], changed: [UInt8], posts: Int, series: ResponseSeries, targeted: Bool) throws {
         let responsePath = try scratchFile("feed-\(posts).json", response)
         let changedPath = try scratchFile("feed-\(posts)-changed.json", changed)
         let queryPath = try scratchFile("feed.graphql", Array(Responses.feedQuery.utf8))
@@ -81,6 +103,7 @@ extension Bench {
         }
         let plain = try script("plain_normalizer", [])
         let binding = try script("python_binding", ["--library", options.library])
+        let defaults = try script("python_binding", ["--library", options.library, "--defaults"])
         func writeAndRead(_ timings: [String: [Double]]) -> Series {
             Series(values: zip(timings["write_cold"] ?? [], timings["read"] ?? []).map { $0 + $1 })
         }
@@ -88,5 +111,15 @@ extension Bench {
                    objects: 2 * posts, bytes: response.count,
                    baselineName: "plain Python normalizer (json + py-lmdb)", baseline: writeAndRead(plain),
                    target: targeted ? Target(kind: .speedupAtLeast, bound: 5) : nil, reportsSpeedup: true))
+        let calls = [("write(op, response), cold", "write_cold", "C normcache_write, changed keys reported", series.coldWriteChanges),
+                     ("write(op, response), changed data", "write_changed", "C normcache_write, changed keys reported",
+                      series.changedWriteChanges),
+                     ("read(op)", "read", "C normcache_read", series.read)]
+        for (call, phase, cName, cSeries) in calls {
+            add(Figure(workload: "feed", measure: "Python default \(call) N=\(posts)",
+                       normcache: Series(values: defaults[phase] ?? []), objects: 2 * posts,
+                       bytes: phase == "read" ? series.readBytes : response.count, baselineName: cName, baseline: cSeries,
+                       target: targeted ? Target(kind: .ratioAtMost, bound: 1.3) : nil))
+        }
     }
 }

@@ -20,6 +20,9 @@ struct ResponseCase {
     var changed: [UInt8]? = nil
     /// The objects in the response.
     var objects: Int
+    /// Whether to measure the writes again with the changed keys reported (as Python's
+    /// default `write` and watchers ask for them).
+    var reportsChanges = false
 }
 
 /// The series of measuring one response case.
@@ -27,6 +30,11 @@ struct ResponseSeries {
     var coldWrite = Series()
     var warmWrite = Series()
     var changedWrite = Series()
+    /// The three writes again on a new cache, each asking for the changed keys
+    /// (`normcache_write`'s `out_changed`), when the case `reportsChanges`.
+    var coldWriteChanges = Series()
+    var warmWriteChanges = Series()
+    var changedWriteChanges = Series()
     var read = Series()
     var parseAndPuts = Series()
     var getsAndCopy = Series()
@@ -50,7 +58,8 @@ extension Bench {
     /// Measures `testCase` interleaved with its baselines: normcache's cold write, warm
     /// identical rewrite, changed rewrite and read; simdjson's parse and walk plus raw
     /// LMDB puts of the very records normcache stored (key order, one durable commit);
-    /// raw LMDB gets of those records copying their bytes.
+    /// raw LMDB gets of those records copying their bytes; and, when the case
+    /// `reportsChanges`, normcache's three writes again asking for the changed keys.
     func measure(_ testCase: ResponseCase) throws -> ResponseSeries {
         var result = ResponseSeries()
         let primePath = freshPath("\(testCase.workload)-prime.cache")
@@ -70,19 +79,30 @@ extension Bench {
         let mapSize = 4 * testCase.response.count + 64 << 20
         var raw: RawLMDB?
         var rawPath = ""
-        let steps: [() throws -> Double] = [
-            { [self] in
-                let path = freshPath("\(testCase.workload).cache")
-                let (cache, operation) = try openCache(for: testCase, at: path)
-                let cold = try testCase.response.withUnsafeBytes { bytes in try timed { try cache.write(operation, response: bytes) } }
-                result.warmWrite.append(try testCase.response.withUnsafeBytes { bytes in try timed { try cache.write(operation, response: bytes) } })
-                if let changed = testCase.changed {
-                    result.changedWrite.append(try changed.withUnsafeBytes { bytes in try timed { try cache.write(operation, response: bytes) } })
-                }
+        /// Writes the response into a new cache, then again, then the changed response
+        /// (asking for the changed keys when `changes`); reads it back unless `changes`.
+        func writes(changes: Bool) throws -> Double {
+            let path = freshPath("\(testCase.workload).cache")
+            defer { removeCache(path) }
+            let (cache, operation) = try openCache(for: testCase, at: path)
+            func write(_ response: [UInt8]) throws -> Double {
+                try response.withUnsafeBytes { bytes in try timed { try cache.write(operation, response: bytes, changed: changes) } }
+            }
+            let cold = try write(testCase.response)
+            let warm = try write(testCase.response)
+            let changed = try testCase.changed.map(write)
+            if changes {
+                result.warmWriteChanges.append(warm)
+                if let changed { result.changedWriteChanges.append(changed) }
+            } else {
+                result.warmWrite.append(warm)
+                if let changed { result.changedWrite.append(changed) }
                 result.read.append(try timed { try cache.read(operation) })
-                removeCache(path)
-                return cold
-            },
+            }
+            return cold
+        }
+        var steps: [() throws -> Double] = [
+            { try writes(changes: false) },
             { [self] in
                 rawPath = freshPath("\(testCase.workload)-raw.lmdb")
                 let database = try RawLMDB(path: rawPath, mapSize: mapSize)
@@ -98,10 +118,12 @@ extension Bench {
                 return seconds
             },
         ]
+        if testCase.reportsChanges { steps.append { try writes(changes: true) } }
         let series = try interleave(steps, label: "\(testCase.workload) \(testCase.label)")
         result.coldWrite = series[0]
         result.parseAndPuts = series[1]
         result.getsAndCopy = series[2]
+        if testCase.reportsChanges { result.coldWriteChanges = series[3] }
         return result
     }
 }
