@@ -12,6 +12,10 @@ struct BenchArguments: ParsableArguments {
     var only: Workloads?
     @Option(help: ArgumentHelp("Feed sizes (posts).", valueName: "n,n..."))
     var feedSizes: Counts?
+    @Option(help: ArgumentHelp("Reads of each query per run of the app workload.", valueName: "n"))
+    var appReads: Count?
+    @Option(help: ArgumentHelp("Rewrites of each query per run of the app workload.", valueName: "n"))
+    var appWrites: Count?
     @Option(help: ArgumentHelp("People in the swapi response.", valueName: "n"))
     var swapiPeople: Count?
     @Option(name: .customLong("large-mb"), help: ArgumentHelp("Size of the large response in MB.", valueName: "n"))
@@ -44,6 +48,8 @@ struct BenchArguments: ParsableArguments {
         if let runs { options.runs = runs.value }
         if let only { options.workloads = only.names }
         if let feedSizes { options.feedSizes = feedSizes.values }
+        if let appReads { options.appReads = appReads.value }
+        if let appWrites { options.appWrites = appWrites.value }
         if let swapiPeople { options.swapiPeople = swapiPeople.value }
         if let largeMegabytes { options.largeMegabytes = largeMegabytes.value }
         if let groupRecords { options.groupRecords = groupRecords.value }

@@ -7,6 +7,10 @@ struct BenchOptions {
     var workloads = BenchOptions.allWorkloads
     /// Feed sizes (posts).
     var feedSizes = [1_000, 10_000, 100_000]
+    /// Reads of each query per run of the app workload.
+    var appReads = 2_000
+    /// Rewrites of each query per run of the app workload.
+    var appWrites = 200
     /// People in the swapi response.
     var swapiPeople = 5_000
     /// Size of the large response in MB.
@@ -39,13 +43,15 @@ struct BenchOptions {
     var python = "python3"
 
     /// Every workload, in the order of the issue.
-    static let allWorkloads = ["feed", "freshness", "swapi", "large", "groups", "small-writes", "concurrency", "scale", "documents", "watchers", "eviction"]
+    static let allWorkloads = ["feed", "app", "freshness", "swapi", "large", "groups", "small-writes", "concurrency", "scale", "documents", "watchers", "eviction"]
 
     /// A run of seconds that exercises every workload: tiny sizes, few runs.
     static var smoke: BenchOptions {
         var options = BenchOptions()
         options.runs = 2
         options.feedSizes = [500]
+        options.appReads = 20
+        options.appWrites = 5
         options.swapiPeople = 200
         options.largeMegabytes = 2
         options.groupRecords = 20_000

@@ -23,7 +23,8 @@ struct Chart {
             let baseline = figure.baseline!.median, value = figure.normcache.median
             let largest = Swift.max(baseline, value, .leastNonzeroMagnitude)
             let y = top + row * rowHeight
-            let verdict = figure.met.map { $0 ? " ✓ target \(figure.target!.text)" : " ✗ target \(figure.target!.text)" } ?? ""
+            let target = figure.target?.text(in: figure.unit) ?? ""
+            let verdict = figure.met.map { $0 ? " ✓ target \(target)" : " ✗ target \(target)" } ?? ""
             out += """
                 <text x="10" y="\(y + 12)">\(escape(figure.workload + ": " + figure.measure))</text>
                 <text x="10" y="\(y + 25)" fill="#555">vs \(escape(figure.baselineName ?? ""))</text>

@@ -15,12 +15,13 @@ struct Target {
     /// The bound.
     var bound: Double
 
-    /// The target as the table prints it: "≤ 1.5×", "≥ 5×", "< 5 ms".
-    var text: String {
+    /// The target as the table prints it, a bound on a value in `unit`: "≤ 1.5×", "≥ 5×",
+    /// "< 5 ms", "< 5 µs", "< 1.2 MB".
+    func text(in unit: FigureUnit) -> String {
         switch kind {
         case .ratioAtMost: return "≤ \(format(bound))×"
         case .speedupAtLeast: return "≥ \(format(bound))×"
-        case .valueBelow: return "< \(format(bound * 1000)) ms"
+        case .valueBelow: return "< " + formatValue(bound, unit)
         }
     }
 }

@@ -28,7 +28,7 @@ struct Report {
             columns.append(pad("", 42 + 1 + 10 + 1 + 8))
         }
         if let target = figure.target {
-            columns.append(pad(target.text, 8, right: true))
+            columns.append(pad(target.text(in: figure.unit), 8, right: true))
             columns.append(figure.met == true ? "met" : "MISSED")
         }
         return columns.joined(separator: " ")
@@ -43,7 +43,7 @@ struct Report {
         ].joined(separator: " ")
         return ([header, String(repeating: "-", count: header.count)] + figures.map(Self.line)
                 + ["", "\(machine). \(options.runs) runs per figure; ratio: normcache ÷ baseline "
-                   + "(for JSON parse, Python and ≥ targets: baseline ÷ normcache, a speed-up). Run took \(format(seconds)) s."]).joined(separator: "\n")
+                   + "(for JSON parse, the Python binding against plain Python and ≥ targets: baseline ÷ normcache, a speed-up). Run took \(format(seconds)) s."]).joined(separator: "\n")
     }
 
     /// The machine: CPU model, cores, memory, kernel.
@@ -97,7 +97,7 @@ struct Report {
                 entry["ratio"] = figure.ratio ?? 0
             }
             if let target = figure.target {
-                entry["target"] = target.text
+                entry["target"] = target.text(in: figure.unit)
                 entry["target_met"] = figure.met ?? false
             }
             return entry

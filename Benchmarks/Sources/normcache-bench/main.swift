@@ -10,6 +10,16 @@ struct BenchCommand: ParsableCommand {
         discussion: """
             Writes DIR/results.txt, DIR/results.json (google-benchmark's shape) and DIR/results.svg.
 
+            Besides its C calls against raw LMDB and simdjson, feed times each write again with
+            the changed keys reported (normcache_write's out_changed: what Python's default
+            write and watchers pay; target: at most 1.2x the same write), and the Python
+            binding's default calls, write(op, response) and read(op), against those C calls
+            (target: at most 1.3x). app times app-shaped queries (a GitHub client's pull request
+            and repository views, nested single objects 4-5 deep with 10-30 fields each, and
+            40 objects in single fields against the same 40 in a list) read and rewritten
+            through the C interface, against raw LMDB gets of the same records (targets: an
+            object in a single field at most 1.5x a list element; a small read under 5 us).
+
             EXAMPLE
               normcache-bench --smoke --out /tmp/bench
               normcache-bench --only feed,groups --runs 7
@@ -32,7 +42,7 @@ struct BenchCommand: ParsableCommand {
         let bench = try Bench(options: options)
         let started = monotonicSeconds()
         let workloads: [String: () throws -> Void] = [
-            "feed": bench.runFeed, "swapi": bench.runSwapi, "large": bench.runLarge, "groups": bench.runGroups,
+            "feed": bench.runFeed, "app": bench.runApp, "swapi": bench.runSwapi, "large": bench.runLarge, "groups": bench.runGroups,
             "small-writes": bench.runSmallWrites, "concurrency": bench.runConcurrency, "scale": bench.runScale,
             "freshness": bench.runFreshness, "documents": bench.runDocuments, "watchers": bench.runWatchers,
             "eviction": bench.runEviction,
