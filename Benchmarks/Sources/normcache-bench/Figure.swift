@@ -2,7 +2,8 @@
 struct Target {
     /// What the bound applies to.
     enum Kind {
-        /// normcache's median ÷ the baseline's median must be at most `bound`.
+        /// normcache's median ÷ the baseline's median must be at most `bound` (and above 0:
+        /// a median at or below 0, a difference of two timings lost in noise, is no ratio).
         case ratioAtMost
         /// the baseline's median ÷ normcache's median (a speed-up) must be at least `bound`.
         case speedupAtLeast
@@ -69,7 +70,7 @@ struct Figure {
     var met: Bool? {
         guard let target else { return nil }
         switch target.kind {
-        case .ratioAtMost: return ratio.map { $0 <= target.bound }
+        case .ratioAtMost: return ratio.map { $0 > 0 && $0 <= target.bound }
         case .speedupAtLeast: return ratio.map { $0 >= target.bound }
         case .valueBelow: return normcache.median < target.bound
         }
