@@ -80,7 +80,8 @@ extension Bench {
     }
 
     /// Writes the query's response into a new cache, copies the records it stored into a
-    /// new raw LMDB file (with the cache closed), and opens both for the runs.
+    /// new raw LMDB file (with the cache closed), and opens both for the runs; checks that
+    /// a read gives the response's data back.
     private func prepareAppCase(_ query: AppShapes.Query) throws -> AppCase {
         let response = query.response
         let path = freshPath("app-\(query.name).cache")
@@ -95,7 +96,25 @@ extension Bench {
         let operation = try cache.prepare(query.text)
         let raw = try RawLMDB(path: freshPath("app-\(query.name)-raw.lmdb"), mapSize: 64 << 20)
         try raw.putAll(records)
+        let read = try cache.readBytes(operation)
+        try checkAppRead(read, of: query, response: response)
         return AppCase(query: query, response: response, padded: PaddedBytes(response), cache: cache, operation: operation,
-                       raw: raw, records: records, readBytes: try cache.read(operation))
+                       raw: raw, records: records, readBytes: read.count)
+    }
+
+    /// Fails unless `read` is the response's data without `__typename` (which normcache
+    /// adds to the document it sends, not to the user's selection).
+    private func checkAppRead(_ read: [UInt8], of query: AppShapes.Query, response: [UInt8]) throws {
+        func withoutTypename(_ value: Any) -> Any {
+            if let object = value as? [String: Any] {
+                return object.filter { $0.key != "__typename" }.mapValues(withoutTypename)
+            }
+            if let array = value as? [Any] { return array.map(withoutTypename) }
+            return value
+        }
+        let data = (try JSONSerialization.jsonObject(with: Data(response)) as? [String: Any])?["data"]
+        guard let expected = data.map(withoutTypename) as? NSDictionary,
+              let actual = try JSONSerialization.jsonObject(with: Data(read)) as? NSDictionary, actual == expected
+        else { throw BenchError("app \(query.name): the data read back differs from the response's") }
     }
 }
