@@ -22,9 +22,10 @@ extension Bench {
     /// records copying their bytes; for a rewrite, simdjson's parse and walk plus those
     /// gets (an identical rewrite changes nothing: its floor is reading the response and
     /// the records it would change; raw puts of unchanged values would still dirty pages
-    /// and sync them, about 10 ms a commit here, which normcache rightly skips). Targets: an object in a single field costs at most 1.5×
-    /// a list element (the difference between 40 objects and 1, per object), and a read
-    /// of the viewer and one object (fields-1) takes under 5 µs.
+    /// and sync them, about 10 ms a commit here, which normcache's identical rewrite does
+    /// not pay). Targets: an object in a single field costs at most 1.5× a list element
+    /// (the difference between 40 objects and 1, per object), and a read of the viewer
+    /// and one object (fields-1) takes under 5 µs.
     func runApp() throws {
         let cases = try AppShapes.queries.map(prepareAppCase)
         let parser = simdjson_walk_parser_new()
