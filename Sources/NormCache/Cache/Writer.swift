@@ -57,21 +57,33 @@ struct Writer {
     }
 
     /// The changed fields named `recordKey.fieldKey`, in input order. The changes come
-    /// in key order: they are put in input order by sorting plain integers, each a
-    /// change's place in the input above its index.
+    /// in key order. Their places in the input are unique and, but for fields a record
+    /// given again replaced, dense: each change goes to its place in a table of them,
+    /// read in order (linear, where a sort of 100,000 changes took milliseconds); sparse
+    /// places are sorted instead.
     static func names(of changes: [Change], in batch: borrowing RecordBatch) -> ChangedFields {
-        var inputOrder: [UInt64] = []
-        inputOrder.reserveCapacity(changes.count)
         var bytes = 0
-        for (index, change) in changes.enumerated() {
-            inputOrder.append(UInt64(change.order) << 32 | UInt64(index))
+        var lastPlace: UInt32 = 0
+        for change in changes {
             bytes += batch.key(of: Int(change.record)).count + 1 + Int(batch.fields[Int(change.field)].keyCount)
+            lastPlace = max(lastPlace, change.order)
         }
-        inputOrder.sort()
         var names = ChangedFields(reservingNames: changes.count, bytes: bytes)
-        for entry in inputOrder {
-            let change = changes[Int(truncatingIfNeeded: entry & 0xFFFF_FFFF)]
+        func append(_ change: Change) {
             names.append(record: batch.key(of: Int(change.record)), field: batch.fields[Int(change.field)].keyBytes)
+        }
+        if Int(lastPlace) < 4 * changes.count + 1024 {
+            // Change index + 1 by place; 0 where no change is.
+            var byPlace = [UInt32](repeating: 0, count: Int(lastPlace) + 1)
+            for (index, change) in changes.enumerated() {
+                internalCheck(byPlace[Int(change.order)] == 0, "two changed fields at input place \(change.order)")
+                byPlace[Int(change.order)] = UInt32(index + 1)
+            }
+            for entry in byPlace where entry != 0 { append(changes[Int(entry - 1)]) }
+        } else {
+            var inputOrder = changes.indices.map { UInt64(changes[$0].order) << 32 | UInt64($0) }
+            inputOrder.sort()
+            for entry in inputOrder { append(changes[Int(truncatingIfNeeded: entry & 0xFFFF_FFFF)]) }
         }
         return names
     }

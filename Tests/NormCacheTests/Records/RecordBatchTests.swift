@@ -22,6 +22,23 @@ import Testing
         #expect(try test.cache.put(json: "{" + parts.joined(separator: ", ") + "}") == [])
     }
 
+    @Test func aFewChangesAmongManyFieldsComeInInputOrder() throws {
+        // 3,000 fields, of which three change: their places in the input are too sparse
+        // for the table of places (`Writer.names`), and are sorted instead.
+        let test = try TestCache()
+        func records(changing changed: Set<Int>) -> String {
+            "{" + (0..<1000).map { (id: Int) -> String in
+                let fields = (0..<3).map { (field: Int) -> String in
+                    let value = changed.contains(id * 3 + field) ? "changed" : "v"
+                    return #""f\#(field)": "\#(value)""#
+                }
+                return #""R:\#(999 - id)": {"# + fields.joined(separator: ", ") + "}"
+            }.joined(separator: ", ") + "}"
+        }
+        #expect(try test.cache.put(json: records(changing: [])).count == 3000)
+        #expect(try test.cache.put(json: records(changing: [2999, 5, 1500])) == ["R:998.f2", "R:499.f0", "R:0.f2"])
+    }
+
     @Test func theSameFieldsAgainReplaceTheirValuesInPlace() throws {
         let test = try TestCache()
         let changed = try test.cache.put(json: #"{"U:1": {"n": "a", "m": 1}, "P:1": {"u": {"$reference": "U:1"}}, "U:1": {"m": 2, "n": "b"}}"#)
