@@ -653,14 +653,8 @@ int normcache_metrics(normcache *cache, char **out_json, size_t *out_len);
  * (normcache_clear and removals do not shrink a file). Works on a handle opened
  * read-only.
  *
- * To shrink a cache file in place, when no process has it open, run `normcache compact
- * CACHE` (Swift: NormalizedCache.compact(path:)). It claims the lock file (an fcntl
- * write lock on its first byte, which every process that has the cache open holds a
- * read lock on), refusing when another process has the cache open. It copies the file
- * as normcache_copy does to CACHE.compact-<pid> beside it, renames the copy over CACHE
- * and fsyncs the directory. It rebuilds the lock table by opening the new file as its
- * first user, then releases the claim. Processes that begin to open the cache meanwhile
- * wait for it. See "Copies and compaction" in the README.
+ * To shrink a cache file in place, when no process has it open, use normcache_compact
+ * (below), or `normcache compact CACHE`.
  *
  * The file is created with O_EXCL and the permission bits of the source's data file
  * (less the process's umask), written, and fsync'd before the call returns. It is a
@@ -679,6 +673,70 @@ int normcache_metrics(normcache *cache, char **out_json, size_t *out_len);
  * source); NORMCACHE_ENOMEM. Thread-safe.
  */
 int normcache_copy(normcache *cache, const char *path, size_t path_len);
+
+/**
+ * normcache_compact — shrink a cache file in place, when no process has it open.
+ *
+ * LMDB never gives pages back to the file system: normcache_clear and removals free
+ * pages for later writes, and the file keeps its size. normcache_compact rewrites the
+ * cache file at `path` (UTF-8 bytes; len NORMCACHE_NUL_TERMINATED takes them up to the
+ * first NUL) without its free pages, so that it shrinks to the records it holds (a
+ * cleared cache to a few pages). The records, the saved rules, retain counts and
+ * documents are kept as they are; the commit log is kept too, and the compacted file
+ * numbers its commits from 1 again (a process that knew the old numbers finds itself
+ * behind the log: its watchers read everything again). To compact a cache that is in
+ * use, copy it to a new file with normcache_copy instead.
+ *
+ * `options_json` is NULL/0, or the options the cache is opened with (as normcache_open
+ * takes them, checked as it checks them): "max_readers" sizes the lock table the
+ * compaction builds; "read_only": true is refused, since compacting rewrites the file;
+ * the other options do not apply.
+ *
+ * The procedure, with the lock file `<path>-lock` claimed throughout (an fcntl write
+ * lock on its first byte; every process that has the cache open holds a read lock
+ * there from normcache_open to its last normcache_close):
+ *  1. refuse if a handle of this process has the file open, or another process does;
+ *  2. check that the file is a whole cache of a format this library reads, and copy it,
+ *     compacted, as normcache_copy does, to `<path>.compact-<pid>` beside it, with the
+ *     same permission bits, fsync'd;
+ *  3. rename the copy over `path` and fsync the directory;
+ *  4. build the lock table anew by opening the new file as its first user;
+ *  5. release the claim.
+ * A process that begins to open the cache meanwhile waits in normcache_open until the
+ * claim ends and then opens the compacted file; a call that fails before step 3 removes
+ * the copy and leaves the file as it was. A process killed during the call leaves either
+ * the old file or the compacted one, whole, and maybe a stray `<path>.compact-<pid>`.
+ *
+ * Precondition: no handle and no process has the file open. It is checked, not assumed:
+ *  - a handle of this process (open or not yet closed) on the file: NORMCACHE_EINVAL,
+ *    "'<path>' is open in this process (1 handle): close it before compacting it";
+ *  - another process that has it open (a normcache or LMDB process holding its lock
+ *    file): NORMCACHE_ESTORAGE, "cannot compact '<path>': another process has it open
+ *    (pid <pid>); compact it when no process uses it".
+ * Either way nothing is written: the file, its lock file and the other handles and
+ * processes go on as before. While the call runs, this process's normcache_open of the
+ * same file waits for it.
+ *
+ * *out_json (when out_json is not NULL) receives {"bytes_before": <n>, "bytes_after":
+ * <n>}, the file's size before and after, to be freed with normcache_free; out_json and
+ * out_len are both NULL when the report is not wanted. On failure *out_json is NULL.
+ *
+ * Returns NORMCACHE_OK; NORMCACHE_EINVAL (a NULL or empty path ("empty cache path"), a
+ * path with a NUL byte inside its length ("cache path contains a NUL byte") or not
+ * UTF-8 ("path is not valid UTF-8"), options that are not an object or hold an unknown
+ * option or a bad value, out_json without out_len, a directory or other file that is
+ * not a regular file ("cannot compact '<path>': not a regular file"), the file open in
+ * this process); NORMCACHE_EJSON (options not JSON); NORMCACHE_EREADONLY ("read_only":
+ * true); NORMCACHE_ENOTCACHE (a file that is not LMDB ("'<path>' is not a normcache
+ * cache: not an LMDB file"), an empty file (a cache not made yet), an LMDB file without normcache's databases, a truncated
+ * cache ("'<path>' is truncated: <n> bytes, but its pages end at byte <n>"), a newer
+ * format; a lock file the call created beside it is removed); NORMCACHE_ESTORAGE (no
+ * such file ("cannot compact '<path>': cannot stat it: No such file or directory"),
+ * another process has it open, a directory that cannot be written, a full disk, an
+ * I/O error); NORMCACHE_ENOMEM. Thread-safe.
+ */
+int normcache_compact(const char *path, size_t path_len, const char *options_json, size_t options_len,
+                      char **out_json, size_t *out_len);
 
 /* ---------------------------------------------------------------------------
  * GraphQL operations

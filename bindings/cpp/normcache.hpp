@@ -1805,6 +1805,24 @@ public:
     void copy_to(std::string_view path) { detail::check(normcache_copy(live(), path.data(), path.size())); }
 
     /**
+     * Shrinks the cache file at `path` in place, without its free pages, when no handle
+     * and no process has it open; `options_json` the options it is opened with (empty:
+     * the defaults; "max_readers" applies, see normcache_compact). Returns the report,
+     * {"bytes_before": n, "bytes_after": n}. Throws InvalidArgumentError (an empty path,
+     * a directory, the file open in this process), ReadOnlyError ("read_only": true),
+     * NotACacheError (not a cache, truncated), StorageError (no such file, another
+     * process has it open: the message names the file and the pid). Nothing is changed
+     * when it throws.
+     */
+    static std::string compact(std::string_view path, std::string_view options_json = {})
+    {
+        Buffer json;
+        detail::check(normcache_compact(path.data(), path.size(), options_json.data(), options_json.size(), json.out(),
+                                        json.out_len()));
+        return json.str();
+    }
+
+    /**
      * Evicts the least recently written records, whole, until the data ("data_bytes" of
      * stats()) is at most `max_bytes` or only the roots are left, in one atomic write;
      * returns the report as a JSON object (see normcache_trim). Throws

@@ -12,7 +12,6 @@ import Glibc
 final class SharedEnvironment: @unchecked Sendable {
     /// The format version this library writes and the newest it reads.
     static let formatVersion: UInt32 = 1
-    private static let formatKey = Array("format".utf8)
     private static let saltKey = Array("key_salt".utf8)
     /// The largest step by which a full map grows.
     private static let maximumGrowth = 1 << 30
@@ -80,33 +79,13 @@ final class SharedEnvironment: @unchecked Sendable {
         // The pages the meta page claims are read before the file's size: another process
         // may commit in between, and as a data file only grows, this order never takes a
         // commit for a cut (the other order did, under load: test_processes).
-        let needed = Self.usedBytes(environment)
+        let needed = CacheFileCheck.usedBytes(environment)
         guard fstat(fd, &status) == 0 else { throw NormCacheError(.storage, "cannot stat '\(path)': \(String(cString: strerror(errno)))") }
         identity = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
-        try checkLength(needed, fileSize: Int(status.st_size))
+        try CacheFileCheck.checkLength(needed, fileSize: Int(status.st_size), path: path)
         environment.clearStaleReaders()
         try openDatabases(in: environment)
         self.environment = environment
-    }
-
-    /// Refuses a data file shorter than the pages its meta page claims (`needed`, nil
-    /// when the count overflows): LMDB would map it and fault (SIGBUS) on the first read
-    /// past the end.
-    private func checkLength(_ needed: Int?, fileSize: Int) throws(NormCacheError) {
-        guard let needed else {
-            throw NormCacheError(.notACache, "'\(path)' is damaged: its meta page claims an impossible number of pages")
-        }
-        guard fileSize >= needed else {
-            throw NormCacheError(.notACache, "'\(path)' is truncated: \(fileSize) bytes, but its pages end at byte \(needed)")
-        }
-    }
-
-    /// The bytes of the pages in use, or nil when the meta page's count overflows.
-    private static func usedBytes(_ environment: LMDBEnvironment) -> Int? {
-        let (pages, overflow) = environment.info().me_last_pgno.addingReportingOverflow(1)
-        guard !overflow, pages <= Int.max else { return nil }
-        let (bytes, tooMany) = pages.multipliedReportingOverflow(by: environment.pageSize)
-        return tooMany ? nil : bytes
     }
 
     // MARK: Databases
@@ -159,14 +138,10 @@ final class SharedEnvironment: @unchecked Sendable {
         }
         try checkFlags(txn, meta, "meta")
         self.meta = meta
-        let stamp = try lmdb("reading the format version") { () throws(LMDBError) in
-            try Self.formatKey.withBytes { (key) throws(LMDBError) in try txn.get(meta, key).map(Array.init) }
-        }
-        guard let stamp, stamp.count == 4 else { throw notACache("its meta database has no valid format version") }
-        let version = stamp.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
-        guard version > 0 else { throw notACache("its format version is 0, which no normcache writes") }
-        guard version <= Self.formatVersion else {
-            throw notACache("format version \(version) is newer than this library reads (up to \(Self.formatVersion))")
+        try CacheFileCheck.checkFormatVersion(path: path) { () throws(NormCacheError) in
+            try lmdb("reading the format version") { () throws(LMDBError) in
+                try CacheFileCheck.formatKey.withBytes { (key) throws(LMDBError) in try txn.get(meta, key).map(Array.init) }
+            }
         }
         let salt = try lmdb("reading the key salt") { () throws(LMDBError) in
             try Self.saltKey.withBytes { (key) throws(LMDBError) in try txn.get(meta, key).map(Array.init) }
@@ -215,7 +190,7 @@ final class SharedEnvironment: @unchecked Sendable {
             version.appendUInt32(Self.formatVersion)
             var saltBytes: [UInt8] = []
             for shift in stride(from: 0, to: 64, by: 8) { saltBytes.append(UInt8(truncatingIfNeeded: salt >> UInt64(shift))) }
-            for (key, value) in [(Self.formatKey, version), (Self.saltKey, saltBytes)] {
+            for (key, value) in [(CacheFileCheck.formatKey, version), (Self.saltKey, saltBytes)] {
                 try key.withBytes { (key) throws(LMDBError) in
                     try value.withBytes { (value) throws(LMDBError) in try txn.put(meta, key, value) }
                 }
@@ -522,7 +497,7 @@ final class SharedEnvironment: @unchecked Sendable {
                              changes: ChangeSet?) -> StoreTransaction {
         let info = environment.info()
         let mapped = UnsafeRawPointer(info.me_mapaddr).map { start in
-            UnsafeRawBufferPointer(start: start, count: Self.usedBytes(environment) ?? 0)
+            UnsafeRawBufferPointer(start: start, count: CacheFileCheck.usedBytes(environment) ?? 0)
         }
         return StoreTransaction(txn: txn, records: records, meta: meta, path: path, keySalt: keySalt, mapped: mapped, fullMap: fullMap,
                                 log: log, changes: changes)
@@ -534,7 +509,7 @@ final class SharedEnvironment: @unchecked Sendable {
     func mapFacts() throws(NormCacheError) -> (mapSize: Int, pageSize: Int, bytesUsed: Int) {
         try access.withSharedAccess { () throws(NormCacheError) in
             let environment = try openEnvironment()
-            return (environment.info().me_mapsize, environment.pageSize, Self.usedBytes(environment) ?? 0)
+            return (environment.info().me_mapsize, environment.pageSize, CacheFileCheck.usedBytes(environment) ?? 0)
         }
     }
 
@@ -719,7 +694,7 @@ final class SharedEnvironment: @unchecked Sendable {
     }
 
     private func notACache(_ reason: String) -> NormCacheError {
-        NormCacheError(.notACache, "'\(path)' is not a normcache cache: \(reason)")
+        CacheFileCheck.notACache(path, reason)
     }
 }
 

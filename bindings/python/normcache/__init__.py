@@ -61,6 +61,7 @@ from ._version import __version__
 from .cache import Cache, DocumentRefresh, Durability, RulesMode
 from .clock import Clock
 from .collection import GCReport, GroupRemovals
+from .compaction import CompactionReport, compact
 from .errors import (
     CacheMiss,
     CallbackError,
@@ -119,6 +120,7 @@ __all__ = [
     "Clock",
     "ClosedError",
     "CommitChanges",
+    "CompactionReport",
     "DataError",
     "Dispatcher",
     "DocumentError",
@@ -167,6 +169,7 @@ __all__ = [
     "WatchCallback",
     "WriteResult",
     "__version__",
+    "compact",
     "version",
     "version_number",
 ]

@@ -280,6 +280,7 @@ _PROTOTYPES = {
     ),
     "normcache_stats": (c_int, [CacheHandle, _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_copy": (c_int, [CacheHandle, c_char_p, c_size_t]),
+    "normcache_compact": (c_int, [c_char_p, c_size_t, c_char_p, c_size_t, _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_key_groups": (c_int, [CacheHandle, _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_trim": (c_int, [CacheHandle, c_int64, _BUFFER_OUT, _LENGTH_OUT]),
     "normcache_load_schema": (c_int, [CacheHandle, c_char_p, c_size_t]),
