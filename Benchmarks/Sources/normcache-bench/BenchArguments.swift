@@ -24,6 +24,8 @@ struct BenchArguments: ParsableArguments {
     var groupRecords: Count?
     @Option(help: ArgumentHelp("Single-record writes of the small-writes workload.", valueName: "n"))
     var smallWrites: Count?
+    @Option(help: ArgumentHelp("Records of the gc workload's store (half of them unreachable).", valueName: "n"))
+    var gcRecords: Count?
     @Option(help: ArgumentHelp("Seconds of each concurrency run.", valueName: "s"))
     var concurrencySeconds: Seconds?
     @Option(help: ArgumentHelp("Feed sizes of the scale workload.", valueName: "n,n..."))
@@ -54,6 +56,7 @@ struct BenchArguments: ParsableArguments {
         if let largeMegabytes { options.largeMegabytes = largeMegabytes.value }
         if let groupRecords { options.groupRecords = groupRecords.value }
         if let smallWrites { options.smallWrites = smallWrites.value }
+        if let gcRecords { options.gcRecords = gcRecords.value }
         if let concurrencySeconds { options.concurrencySeconds = concurrencySeconds.value }
         if let scaleSizes { options.scaleSizes = scaleSizes.values }
         if let documentSizes { options.documentSizes = documentSizes.values }

@@ -25,6 +25,8 @@ struct BenchOptions {
     var watcherCrossProcessCommits = 200
     /// Puts of 100 new records of the eviction workload.
     var evictionPuts = 400
+    /// Records of the gc workload's store (half of them unreachable).
+    var gcRecords = 1_000_000
     /// Seconds of each concurrency run.
     var concurrencySeconds = 10.0
     /// Feed sizes of the scale workload.
@@ -43,7 +45,7 @@ struct BenchOptions {
     var python = "python3"
 
     /// Every workload, in the order of the issue.
-    static let allWorkloads = ["feed", "app", "freshness", "swapi", "large", "groups", "small-writes", "concurrency", "scale", "documents", "watchers", "eviction"]
+    static let allWorkloads = ["feed", "app", "freshness", "swapi", "large", "groups", "small-writes", "concurrency", "scale", "documents", "watchers", "eviction", "gc"]
 
     /// A run of seconds that exercises every workload: tiny sizes, few runs.
     static var smoke: BenchOptions {
@@ -59,6 +61,7 @@ struct BenchOptions {
         options.watcherWrites = 50
         options.watcherCrossProcessCommits = 10
         options.evictionPuts = 40
+        options.gcRecords = 2_000
         options.concurrencySeconds = 0.5
         options.scaleSizes = [200, 2_000]
         options.documentSizes = [100, 400]

@@ -135,7 +135,7 @@ final class CacheClient {
 
     /// Runs a call with an optional output buffer; returns the output's length after
     /// passing it to `keep` and releasing it.
-    private static func output(_ what: String, wanted: Bool, keep: (UnsafeRawBufferPointer) -> Void = { _ in },
+    static func output(_ what: String, wanted: Bool, keep: (UnsafeRawBufferPointer) -> Void = { _ in },
                                _ call: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, UnsafeMutablePointer<Int>?) -> Int32) throws -> Int {
         guard wanted else {
             try check(call(nil, nil), what)

@@ -18,6 +18,8 @@ enum ChildModes {
                 throw BenchError("load: bad seconds or seed")
             }
             result = try load(cache: arguments[0], seconds: seconds, seed: seed)
+        case ("gc-walk", 1): result = try gcWalk(cache: arguments[0])
+        case ("gc", 3): result = try gc(cache: arguments[0], mode: arguments[1], started: arguments[2])
         default: throw BenchError("unknown child mode \(mode) with \(arguments.count) arguments")
         }
         FileHandle.standardOutput.write(try JSONSerialization.data(withJSONObject: result))
@@ -39,7 +41,7 @@ enum ChildModes {
     /// The peak resident set of this process image (VmHWM of /proc/self/status).
     /// `getrusage`'s ru_maxrss would not do: across the parent's fork and the exec it
     /// keeps the parent's high-water mark.
-    private static func peakResidentBytes() -> Int {
+    static func peakResidentBytes() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
@@ -65,7 +67,7 @@ enum ChildModes {
     }
 
     /// The resident set size now, from /proc/self/statm.
-    private static func residentBytes() -> Int {
+    static func residentBytes() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
         let fields = text.split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }

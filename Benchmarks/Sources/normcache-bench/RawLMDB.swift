@@ -30,15 +30,21 @@ final class RawLMDB {
     /// The records of a normcache cache file, in key order (a cursor over its records
     /// database). The cache must not be open in this process.
     static func records(ofCache path: String) throws -> RecordSet {
-        let source = try RawLMDB(path: path, mapSize: 0, readOnly: true, database: "records")
         var records = RecordSet()
+        try forEachRecord(ofCache: path) { records.append(key: $0, value: $1) }
+        return records
+    }
+
+    /// Visits every record of a normcache cache file in key order with a cursor in one
+    /// read transaction. The cache must not be open in this process.
+    static func forEachRecord(ofCache path: String, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
+        let source = try RawLMDB(path: path, mapSize: 0, readOnly: true, database: "records")
         try source.transaction(readOnly: true) { txn in
             try source.forEach(txn, from: nil) { key, value in
-                records.append(key: key, value: value)
+                try body(key, value)
                 return true
             }
         }
-        return records
     }
 
     /// Puts every pair of `records`, in order, in one committed transaction.

@@ -45,7 +45,7 @@ struct BenchCommand: ParsableCommand {
             "feed": bench.runFeed, "app": bench.runApp, "swapi": bench.runSwapi, "large": bench.runLarge, "groups": bench.runGroups,
             "small-writes": bench.runSmallWrites, "concurrency": bench.runConcurrency, "scale": bench.runScale,
             "freshness": bench.runFreshness, "documents": bench.runDocuments, "watchers": bench.runWatchers,
-            "eviction": bench.runEviction,
+            "eviction": bench.runEviction, "gc": bench.runGC,
         ]
         for name in options.workloads {
             bench.progress("== \(name)")
