@@ -50,4 +50,26 @@ import Testing
         }
         #expect(throws: NormCacheError(.invalidArgument, "cannot compact '/tmp': not a regular file")) { try NormalizedCache.compact(path: "/tmp") }
     }
+
+    @Test func aTruncatedCacheAndTheReadOnlyOptionAreRefusedAndChangeNothing() throws {
+        let test = try TestCache()
+        let big = String(repeating: "x", count: 1000)
+        _ = try test.cache.put(json: "{" + (0..<500).map { #""R:\#($0)": {"v": "\#(big)"}"# }.joined(separator: ",") + "}")
+        test.cache.close()
+        var readOnly = CacheOptions()
+        readOnly.readOnly = true
+        #expect(throws: NormCacheError(.readOnly, "cannot compact '\(test.path)' with the option read_only: compacting rewrites the file")) {
+            try NormalizedCache.compact(path: test.path, options: readOnly)
+        }
+        let half = size(test.path) / 2
+        #expect(truncate(test.path, off_t(half)) == 0)
+        #expect {
+            try NormalizedCache.compact(path: test.path)
+        } throws: { error in
+            let error = error as? NormCacheError
+            return error?.code == .notACache && error?.message.hasPrefix("'\(test.path)' is truncated: \(half) bytes, but its pages end at byte ") == true
+        }
+        #expect(size(test.path) == half)
+        #expect(access(test.path + ".compact-\(getpid())", F_OK) != 0)
+    }
 }
