@@ -106,7 +106,20 @@ def test_missing_and_foreign_files_are_refused(cli: CLI, tmp_path: Path) -> None
     result = cli("compact", "text.cache")
     assert (result.code, result.err) == (4, "normcache: 'text.cache' is not a normcache cache: not an LMDB file\n")
     assert (tmp_path / "text.cache").read_text() == "not a cache"
-    assert sorted(os.listdir(tmp_path)) == ["text.cache", "text.cache-lock"]
+    assert sorted(os.listdir(tmp_path)) == ["text.cache"]  # the lock file it made is gone again
+
+
+def test_a_truncated_cache_is_refused_and_left_as_it_was(cli: CLI, pets: str, tmp_path: Path) -> None:
+    """The pages its meta page claims end past the end of the file: copying it would
+    fault (it did: SIGBUS), so it is refused as an open refuses it."""
+    path = tmp_path / pets
+    length = os.path.getsize(path)
+    os.truncate(path, length // 2)
+    result = cli("compact", pets)
+    assert result.code == 4
+    assert result.err.startswith(f"normcache: '{pets}' is truncated: {length // 2} bytes, but its pages end at byte ")
+    assert os.path.getsize(path) == length // 2
+    assert not any(name.startswith(f"{pets}.compact-") for name in os.listdir(tmp_path))
 
 
 def test_processes_that_open_the_cache_meanwhile_lose_nothing(cli: CLI, pets: str) -> None:
