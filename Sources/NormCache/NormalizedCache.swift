@@ -102,7 +102,10 @@ public final class NormalizedCache: @unchecked Sendable {
     /// false when it was already closed.
     @discardableResult
     public func close() -> Bool {
-        store.changeHub.cancelWatchers(of: self)
+        // A child made by fork() that closes an inherited handle leaves the parent's
+        // watchers alone, and the lock of their hub, which a thread of the parent may
+        // have held at the fork (the child waited for it for ever).
+        if store.belongsToThisProcess { store.changeHub.cancelWatchers(of: self) }
         return store.close()
     }
 

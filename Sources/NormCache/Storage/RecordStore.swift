@@ -39,6 +39,9 @@ final class RecordStore: @unchecked Sendable {
     /// The format version of the file.
     var formatVersion: Int { Int(SharedEnvironment.formatVersion) }
 
+    /// Whether this process opened the handle (not a parent before fork()).
+    var belongsToThisProcess: Bool { shared.belongsToThisProcess }
+
     /// Closes the handle once its calls in progress end, and a transaction another
     /// thread has open on it; rolls back the calling thread's own transaction on it.
     /// Returns false when it was already closed. The file's environment closes with its
