@@ -304,7 +304,10 @@ int normcache_open(const char *path, size_t path_len,
  * A close does not interrupt: to stop long calls first, normcache_interrupt, then close.
  * A transaction of several calls (normcache_begin) open on the handle is rolled back
  * when the thread that began it closes the handle; a close on another thread waits
- * until that thread commits or rolls back.
+ * until that thread commits or rolls back, and that thread's calls on the handle
+ * meanwhile run as usual (reads, writes, normcache_stats, normcache_last_commit...).
+ * Once the close has returned, every call on the handle returns NORMCACHE_EINVAL
+ * ("the cache handle is closed or was never opened").
  */
 int normcache_close(normcache *cache);
 

@@ -219,15 +219,23 @@ final class RecordStore: @unchecked Sendable {
     var durability: CacheOptions.Durability { shared.durability }
 
     /// Whether the handle is closed.
-    var closed: Bool { state.withSharedAccess { isClosed } }
+    var closed: Bool {
+        if ownTransaction != nil { return false }
+        return state.withSharedAccess { isClosed }
+    }
 
     /// Throws `.invalidArgument` when the handle is closed.
     func checkOpen() throws(NormCacheError) {
         try whileOpen { () throws(NormCacheError) in }
     }
 
+    /// Runs `body` holding the handle open (a close waits for it), or throws
+    /// `.invalidArgument` when it is closed. A thread with a transaction open on the
+    /// handle holds it open already, until that transaction ends: it does not take the
+    /// lock again, which would wait behind a close that waits for its transaction.
     private func whileOpen<R>(_ body: () throws(NormCacheError) -> R) throws(NormCacheError) -> R {
-        try state.withSharedAccess { () throws(NormCacheError) -> R in
+        if ownTransaction != nil { return try body() }
+        return try state.withSharedAccess { () throws(NormCacheError) -> R in
             guard !isClosed else { throw NormCacheError(.invalidArgument, "the cache '\(path)' is closed") }
             return try body()
         }

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -213,3 +214,62 @@ def test_close_on_another_thread_waits_for_the_commit(cache_path: Path) -> None:
     assert cache.closed
     with normcache.Cache(cache_path) as reopened:
         assert reopened.search("") == ["First:1"]
+
+
+def wait_until_asleep(thread: threading.Thread) -> None:
+    """Wait until `thread` has slept for 50 ms on end, as a thread does that waits on a
+    lock inside a call of the library (the call has released the GIL); 10 s at most."""
+    stat = Path(f"/proc/self/task/{thread.native_id}/stat")
+    deadline = time.monotonic() + 10
+    asleep_since: float | None = None
+    while time.monotonic() < deadline:
+        state = stat.read_text().rsplit(")", 1)[1].split()[0]
+        now = time.monotonic()
+        if state != "S":
+            asleep_since = None
+        elif asleep_since is None:
+            asleep_since = now
+        elif now - asleep_since >= 0.05:
+            return
+        time.sleep(0.001)
+    raise AssertionError(f"thread {thread.native_id} does not wait after 10 s")
+
+
+def test_close_waits_for_a_call_inside_its_transaction(cache_path: Path) -> None:
+    # The holder's transaction keeps the file's writer lock: the put waits inside its
+    # own transaction, and a close of its cache on a third thread waits for the put.
+    holder = normcache.Cache(cache_path)
+    cache = normcache.Cache(cache_path)
+    seen: dict[str, object] = {}
+
+    def put() -> None:
+        seen["put"] = cache.put({"Inside:1": {"v": 1}})
+        seen["committed when the put returned"] = holder.get("Inside:1")
+
+    def close() -> None:
+        cache.close()
+        seen["committed when the close returned"] = holder.get("Inside:1")
+
+    holder.begin()
+    holder.put({"Holder:1": {"v": 1}})
+    putter = threading.Thread(target=put)
+    putter.start()
+    wait_until_asleep(putter)
+    closer = threading.Thread(target=close)
+    closer.start()
+    wait_until_asleep(closer)
+    putter.join(0.2)
+    assert putter.is_alive() and closer.is_alive() and seen == {}
+    holder.commit()
+    putter.join(10)
+    closer.join(10)
+    assert seen == {
+        "put": ["Inside:1.v"],
+        "committed when the put returned": {"v": 1},
+        "committed when the close returned": {"v": 1},
+    }
+    assert cache.closed
+    with pytest.raises(normcache.ClosedError, match=r"^the cache is closed$"):
+        cache.put({"After:1": {"v": 1}})
+    assert holder.search("") == ["Holder:1", "Inside:1"]
+    holder.close()
