@@ -323,13 +323,14 @@ int normcache_close(normcache *cache);
  * made after that is not interrupted, and normcache_interrupt while no call runs does
  * nothing. A call past its last check (a write that is committing) finishes as usual.
  *
- * The interruptible calls and their checks (every 256 tokens, selections, objects or
- * records, and once at the start of each loop):
+ * The interruptible calls and their checks (every 256 tokens, JSON values, selections,
+ * objects or records, and once at the start of each loop):
  *   normcache_prepare — the tokens of the document, its fields, its selections planned;
- *   normcache_put, normcache_put_ex — the records parsed and merged, and before commit;
- *   normcache_write, normcache_write_ex, normcache_write_fragment,
- *   normcache_write_fragment_ex — the objects of the response normalized, the records
+ *   normcache_put, normcache_put_ex — the JSON values scanned, the records parsed and
  *     merged, and before commit;
+ *   normcache_write, normcache_write_ex, normcache_write_fragment,
+ *   normcache_write_fragment_ex — the JSON values of the response scanned, its objects
+ *     normalized, the records merged, and before commit;
  *   normcache_read, normcache_read_ex, normcache_read_fragment — the objects read;
  *   normcache_execute, normcache_put_document, normcache_execute_document — as the
  *     reads and writes they make (a fetch callback runs to its end: it is the host's).

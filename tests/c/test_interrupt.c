@@ -6,7 +6,11 @@
  * SIGALRM handler during a long prepare and a long put: each call returns
  * NORMCACHE_INTERRUPTED with its message, leaves its outputs NULL/0 and every record as it
  * was; the same call made again succeeds (the interrupt ended with the calls it stopped),
- * as does a call after an interrupt made while nothing ran. Close: a write whose key
+ * as does a call after an interrupt made while nothing ran. The JSON scan that reads a
+ * put's records or a write's response before parsing them stops too: a put_ex and a
+ * write_ex of tens of MB whose clock interrupts them, and a put of tens of MB interrupted by
+ * SIGALRM, return NORMCACHE_INTERRUPTED although their last byte is wrong (the scan, had
+ * it run to its end, would fail with NORMCACHE_EJSON). Close: a write whose key
  * resolver closes the handle fails with NORMCACHE_EINVAL and writes nothing; a prepare
  * running on another thread during a close returns its operation, usable with another
  * handle.
@@ -64,6 +68,18 @@ static char *many_records(size_t count, size_t *len)
     *len = text.len;
     return text.data;
 }
+
+/** The records of many_records(count) with their last byte wrong (']' for '}'): valid JSON
+ *  up to its end, so only a scan that runs to the end finds the mistake. */
+static char *records_wrong_at_the_end(size_t count, size_t *len)
+{
+    char *records = many_records(count, len);
+    records[*len - 1] = ']';
+    return records;
+}
+
+/** The number of records of the large documents of the scan tests: about 45 MB. */
+#define SCANNED_RECORDS 1800000
 
 /** Fails unless the cache holds no record at all. */
 #define CHECK_EMPTY(cache) CHECK_SEARCH((cache), "", NULL, 0, "[]")
@@ -175,6 +191,67 @@ static void test_put_and_read_from_clock(void)
     CHECK_OK(normcache_read(cache, op, NULL, 0, 0, &out, &out_len));
     CHECK_STR(out, out_len, "{\"hero\":{\"name\":\"R2-D2\"}}");
     normcache_free(out);
+    CHECK_OK(normcache_op_free(op));
+    CHECK_OK(normcache_close(cache));
+}
+
+/** A response of tens of MB to `{ hero { id name friends { id name } } }`, with its
+ *  last byte wrong; as records_wrong_at_the_end. */
+static char *response_wrong_at_the_end(size_t friends, size_t *len)
+{
+    nc_text text = {0};
+    size_t index;
+    NC_APPEND_LITERAL(&text, "{\"data\":{\"hero\":{\"__typename\":\"Droid\",\"id\":\"2001\",\"name\":\"R2\",\"friends\":[");
+    for (index = 0; index < friends; index++) {
+        nc_appendf(&text, "%s{\"__typename\":\"Human\",\"id\":\"%zu\",\"name\":\"H\"}", index ? "," : "", index);
+    }
+    NC_APPEND_LITERAL(&text, "]}}]");
+    *len = text.len;
+    return text.data;
+}
+
+/** A put_ex and a write_ex (which ask the clock first) whose clock interrupts them before they scan tens of MB of JSON:
+ *  the scan stops at its first check (at its end it would find the wrong last byte). */
+static void test_scan_from_clock(void)
+{
+    normcache *cache = NC_OPEN_FRESH(NULL);
+    normcache_op *op = NULL;
+    normcache_write_options options;
+    char *records;
+    char *response;
+    size_t records_len;
+    size_t response_len;
+    char *changed = NULL;
+    size_t changed_len = 0;
+    nc_text before = {0};
+    int listed;
+    target = cache;
+    memset(&options, 0, sizeof options);
+    options.size = sizeof options;
+    options.max_age = -1;
+    CHECK_PUT(cache, "{\"Droid:2001\":{\"name\":\"R2-D2\"}}", "[\"Droid:2001.name\"]");
+    CHECK_OK(normcache_prepare(cache, friends_query, sizeof friends_query - 1, NULL, 0, &op));
+    records = records_wrong_at_the_end(SCANNED_RECORDS, &records_len);
+    response = response_wrong_at_the_end(SCANNED_RECORDS / 2, &response_len);
+    CHECK(records_len > 40000000 && response_len > 40000000);
+    CHECK_OK(normcache_set_clock(cache, interrupting_clock, NULL));
+    listed = nc_dump_records(cache, &before);
+    nc_check_failed_write(__FILE__, __LINE__, "normcache_put_ex",
+                          normcache_put_ex(cache, records, records_len, &options, &changed, &changed_len),
+                          NORMCACHE_INTERRUPTED, changed, changed_len, INTERRUPTED_MESSAGE, cache, listed, &before);
+    listed = nc_dump_records(cache, &before);
+    nc_check_failed_write(__FILE__, __LINE__, "normcache_write_ex",
+                          normcache_write_ex(cache, op, NULL, 0, response, response_len, &options, &changed,
+                                             &changed_len),
+                          NORMCACHE_INTERRUPTED, changed, changed_len, INTERRUPTED_MESSAGE, cache, listed, &before);
+    /* Not interrupted, the same scans run to the end and find the mistake. */
+    CHECK_OK(normcache_set_clock(cache, NULL, NULL));
+    CHECK_CODE(normcache_put_ex(cache, records, records_len, &options, NULL, NULL), NORMCACHE_EJSON);
+    CHECK_CONTAINS(normcache_errmsg(), "expected ',' or '}' after an object member");
+    CHECK_CODE(normcache_write_ex(cache, op, NULL, 0, response, response_len, &options, NULL, NULL), NORMCACHE_EJSON);
+    CHECK_CONTAINS(normcache_errmsg(), "expected ',' or '}' after an object member");
+    free(records);
+    free(response);
     CHECK_OK(normcache_op_free(op));
     CHECK_OK(normcache_close(cache));
 }
@@ -302,7 +379,26 @@ static void test_from_signal_handler(void)
     printf("put of %zu bytes interrupted by SIGALRM: returned %.1f ms after the handler's interrupt\n", records_len,
            (returned - first_signal) * 1000);
     CHECK_EMPTY(cache);
+    free(records);
+
+    /* Interrupted while it scans: the scan, run to its end, would fail with EJSON. */
+    records = records_wrong_at_the_end(SCANNED_RECORDS, &records_len);
+    first_signal = 0;
+    arm_alarm(1);
+    status = normcache_put(cache, records, records_len, NULL, NULL);
+    returned = nc_now_seconds();
+    arm_alarm(0);
+    CHECK_CODE(status, NORMCACHE_INTERRUPTED);
+    CHECK_ERRMSG_IS(INTERRUPTED_MESSAGE);
+    CHECK(first_signal != 0 && returned - first_signal < PROMPT_SECONDS);
+    printf("put of %zu bytes interrupted by SIGALRM while its JSON is scanned: returned %.1f ms after the handler's "
+           "interrupt\n",
+           records_len, (returned - first_signal) * 1000);
+    CHECK_EMPTY(cache);
+    free(records);
+
     /* Once no call runs, the interrupt is over: the same put succeeds. */
+    records = many_records(300000, &records_len);
     CHECK_OK(normcache_put(cache, records, records_len, NULL, NULL));
     CHECK_GET(cache, "K:299999", "{\"f\":299999}");
     free(records);
@@ -373,6 +469,7 @@ int main(void)
     test_handles();
     test_write_from_resolver();
     test_put_and_read_from_clock();
+    test_scan_from_clock();
     test_prepare_from_thread();
     test_from_signal_handler();
     test_close_before_transaction();

@@ -4,7 +4,9 @@ import Glibc
 ///
 /// It works on raw pointers: tokens go straight into a malloc'd tape, the open
 /// containers and their element counts live on a fixed stack of `maxDepth` entries,
-/// and strings are scanned eight bytes at a time.
+/// and strings are scanned eight bytes at a time. Inside an interruptible call it stops
+/// at an interrupt (`InterruptCheck`): at the first ',' between values and then every
+/// 256 (every value but the first of each container follows one).
 struct JSONScanner: ~Copyable {
     private let bytes: UnsafePointer<UInt8>
     private let count: Int
@@ -15,6 +17,9 @@ struct JSONScanner: ~Copyable {
     /// The containers still open, innermost last: token index, element count, kind.
     private let open: UnsafeMutablePointer<(token: Int, count: UInt32, isObject: Bool)>
     private var depth = 0
+    /// Every 256 separators between values, whether the handle whose call scans was
+    /// interrupted.
+    private var interruptCheck = InterruptCheck()
 
     /// The most tokens reserved up front (1 GiB of tape); larger documents grow the tape.
     /// The tape comes from the `BlockPool` when it is large. When memory for it cannot be
@@ -84,6 +89,9 @@ struct JSONScanner: ~Copyable {
                 let container = open[depth - 1]
                 let byte = bytes[position]
                 if byte == UInt8(ascii: ",") {
+                    // Here rather than at the head of `values`, whose hot string loop
+                    // would reload its constants after each check.
+                    try interruptCheck.pass()
                     position += 1
                     skipWhitespace()
                     open[depth - 1].count += 1
