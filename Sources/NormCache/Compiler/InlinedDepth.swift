@@ -14,6 +14,7 @@ enum InlinedDepth {
         maximum: Int = SelectionPlanner.maximumDepth
     ) throws(NormCacheError) {
         var heights: [String: Int] = [:]
+        heights.reserveCapacity(fragments.count)
         // A depth-first walk of the spread graph with an explicit stack (a chain of
         // fragments is not bounded by the parser's nesting limit): a fragment's height is
         // known once those it spreads are.

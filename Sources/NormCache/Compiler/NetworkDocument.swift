@@ -40,6 +40,7 @@ enum NetworkDocument {
                          keyRules: KeyRules) -> (operation: OperationDefinition, fragments: [FragmentDefinition]) {
         var fragments: [FragmentDefinition] = []
         var byName: [String: FragmentDefinition] = [:]
+        byName.reserveCapacity(document.definitions.count)
         for case .fragment(let fragment) in document.definitions {
             fragments.append(fragment)
             if byName[fragment.name] == nil { byName[fragment.name] = fragment }

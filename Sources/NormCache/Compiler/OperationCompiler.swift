@@ -37,16 +37,17 @@ struct OperationCompiler {
         let rootType: String
         let name: String?
         let variableDefinitions: [VariableDefinition]
+        let userFragments: [String: FragmentDefinition]
         if hasOperations {
             operation = try DocumentValidation.operation(named: operationName, in: document)
-            try DocumentValidation.validate(document, schema: schema)
+            userFragments = try DocumentValidation.validate(document, schema: schema)
             root = .operation(operation.kind)
             rootType = schema?.rootTypes[operation.kind] ?? Self.defaultRootTypes[operation.kind] ?? "Query"
             name = operation.name
             variableDefinitions = operation.variables
         } else {
             let fragment = try Self.fragment(named: operationName, in: document)
-            try DocumentValidation.validate(document, schema: schema, rootFragment: fragment.name)
+            userFragments = try DocumentValidation.validate(document, schema: schema, rootFragment: fragment.name)
             operation = OperationDefinition(kind: .query, name: nil, variables: [], directives: [],
                                             selections: [.fragmentSpread(FragmentSpread(name: fragment.name, directives: [],
                                                                                         location: fragment.location))],
@@ -56,14 +57,11 @@ struct OperationCompiler {
             name = fragment.name
             variableDefinitions = []
         }
-        var userFragments: [String: FragmentDefinition] = [:]
-        for case .fragment(let fragment) in document.definitions where userFragments[fragment.name] == nil {
-            userFragments[fragment.name] = fragment
-        }
         // Refused before the network document and the plan inline anything.
         try InlinedDepth.check(operation.selections, fragments: userFragments)
         let sent = NetworkDocument.complete(document, operation: operation, schema: schema, keyRules: keyRules)
         var fragments: [String: FragmentDefinition] = [:]
+        fragments.reserveCapacity(sent.fragments.count)
         for fragment in sent.fragments { fragments[fragment.name] = fragment }
         var planner = SelectionPlanner(schema: schema, fragments: fragments)
         let plan = try planner.plan(sent.operation.selections, parentType: rootType)

@@ -12,6 +12,7 @@ extension DocumentValidation {
         }
         try checkCycles(usage)
         var used: Set<String> = []
+        used.reserveCapacity(usage.fragments.count)
         for (_, references) in usage.operations { used.formUnion(usage.fragmentsReached(from: references)) }
         // A document of fragments for direct cache access may hold fragments besides the
         // one used and those it spreads.
@@ -26,6 +27,7 @@ extension DocumentValidation {
     /// once all it spreads is known to be free of cycles.
     private static func checkCycles(_ usage: Usage) throws(NormCacheError) {
         var finished: Set<String> = []
+        finished.reserveCapacity(usage.fragments.count)
         for (fragment, references) in usage.fragments where !finished.contains(fragment.name) {
             var path = [fragment.name]
             var positionOnPath = [fragment.name: 0]

@@ -26,6 +26,7 @@ extension DocumentValidation {
                                    schema: Schema) throws(NormCacheError) -> TypedVariableUses {
         var checker = SchemaChecker(schema: schema, fragments: fragments)
         var typed = TypedVariableUses()
+        typed.fragments.reserveCapacity(fragments.count)
         for definition in document.definitions {
             switch definition {
             case .operation(let operation):

@@ -34,6 +34,7 @@ extension DocumentValidation {
                 return (fragment, references)
             }
             var byName: [String: References] = [:]
+            byName.reserveCapacity(self.fragments.count)
             for (fragment, references) in self.fragments { byName[fragment.name] = references }
             fragmentReferences = byName
         }

@@ -45,12 +45,19 @@ enum DocumentValidation {
 
     /// Checks `document` by the rules above; with `schema`, by the schema rules as well.
     /// `rootFragment` names a fragment used directly (for direct cache access), which
-    /// counts as used with the fragments it spreads.
-    static func validate(_ document: GraphQLDocument, schema: Schema?, rootFragment: String? = nil) throws(NormCacheError) {
+    /// counts as used with the fragments it spreads. Returns the document's fragments by
+    /// name (their names are unique once it returns), for the compiler to reuse.
+    @discardableResult
+    static func validate(_ document: GraphQLDocument, schema: Schema?,
+                         rootFragment: String? = nil) throws(NormCacheError) -> [String: FragmentDefinition] {
         var operations: [OperationDefinition] = []
         var operationNames: Set<String> = []
+        // Sized once: a document of thousands of fragments would otherwise rehash every
+        // name at each doubling.
         var fragments: [String: FragmentDefinition] = [:]
+        fragments.reserveCapacity(document.definitions.count)
         var fragmentOrder: [FragmentDefinition] = []
+        fragmentOrder.reserveCapacity(document.definitions.count)
         for definition in document.definitions {
             switch definition {
             case .operation(let operation):
@@ -74,10 +81,11 @@ enum DocumentValidation {
         let usage = Usage(operations: operations, fragments: fragmentOrder)
         try checkFragments(usage, fragments: fragments, rootFragment: rootFragment)
         try checkVariables(usage)
-        guard let schema else { return }
+        guard let schema else { return fragments }
         let typed = try checkAgainstSchema(document, fragments: fragments, schema: schema)
         try checkVariableUsages(usage, typed: typed)
         try checkFieldMerging(document, fragments: fragments, schema: schema)
+        return fragments
     }
 
     /// A `.document` error at `location`.
