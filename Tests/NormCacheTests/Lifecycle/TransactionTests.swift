@@ -88,6 +88,36 @@ import Testing
         #expect(try reopened.keys(withPrefix: "") == ["B:1"])
     }
 
+    @Test func theTransactionsThreadGoesOnWhileACloseOnAnotherThreadWaitsForIt() throws {
+        let test = try TestCache()
+        let cache = test.cache
+        let observer = try test.reopen()
+        defer { observer.close() }
+        _ = try cache.put(json: #"{"Before:1": {"v": 1}}"#)
+        let before = try cache.lastCommit()
+        try cache.begin()
+        let closer = WaitingThread()
+        let closed = Signal()
+        let thread = startThread {
+            closer.start()
+            #expect(cache.close())
+            closed.post()
+        }
+        #expect(closer.sleeps())
+        // Calls that took the handle's lock again and waited behind the close, which
+        // waited for this transaction: both threads hung.
+        #expect(try cache.lastCommit() == before)
+        #expect(try cache.stats().records == 1)
+        #expect(try cache.put(json: #"{"Inside:1": {"v": 2}}"#) == ["Inside:1.v"])
+        #expect(try observer.record("Inside:1") == nil)
+        #expect(!closed.wait(seconds: 0))
+        try cache.commit()
+        #expect(closed.wait(seconds: 10))
+        pthread_join(thread, nil)
+        #expect(try observer.record("Inside:1") == #"{"v":2}"#)
+        #expect(throws: NormCacheError.self) { try cache.lastCommit() }
+    }
+
     @Test func aCommitIsLoggedOnceAndWakesWatchersOnce() throws {
         let (test, query) = try WatcherTests().heroCache()
         let seen = Deliveries()
@@ -114,5 +144,56 @@ import Testing
         }
         #expect(seen.data.count == 2)
         #expect(try test.cache.changes(since: before).commits.count == 1)
+    }
+}
+
+/// A thread that notes its id in /proc when it starts, so that another can see it wait.
+final class WaitingThread: @unchecked Sendable {
+    private let started = Signal()
+    private var id = ""
+
+    /// Called on the thread: notes its id (from the link /proc/thread-self, "PID/task/TID").
+    func start() {
+        var link = [CChar](repeating: 0, count: 64)
+        let count = readlink("/proc/thread-self", &link, link.count - 1)
+        id = String(cString: Array(link[0..<max(count, 0)]) + [0]).split(separator: "/").last.map(String.init) ?? ""
+        started.post()
+    }
+
+    /// Whether the thread has started and then slept for 50 ms on end (waiting on a
+    /// lock) within 10 s.
+    func sleeps() -> Bool {
+        guard started.wait(seconds: 10) else { return false }
+        var asleepSince: Double?
+        let start = Self.now()
+        while Self.now() - start < 10 {
+            let now = Self.now()
+            if state() != "S" {
+                asleepSince = nil
+            } else if let since = asleepSince {
+                if now - since >= 0.05 { return true }
+            } else {
+                asleepSince = now
+            }
+            usleep(1000)
+        }
+        return false
+    }
+
+    /// The thread's state letter in /proc/self/task/TID/stat ("R", "S"...).
+    private func state() -> String {
+        guard let file = fopen("/proc/self/task/\(id)/stat", "r") else { return "" }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 512)
+        guard fgets(&line, Int32(line.count), file) != nil else { return "" }
+        let text = String(cString: line)
+        guard let close = text.lastIndex(of: ")") else { return "" }
+        return text[text.index(after: close)...].split(separator: " ").first.map(String.init) ?? ""
+    }
+
+    private static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }
