@@ -338,8 +338,8 @@ static inline int nc_dump_records(normcache *cache, nc_text *dump)
 /**
  * Fails unless the write `call` returned `code` where `expected` was due, left its output
  * (`out`, `length`) NULL/0 and the exact message `message`, and, when `before` (an
- * nc_dump_records of `cache` made before the call, which this frees) could list it,
- * left every record as it was.
+ * nc_dump_records of `cache` made before the call, which this frees and empties so that
+ * it can be dumped into again) could list it, left every record as it was.
  */
 static inline void nc_check_failed_write(const char *file, int line, const char *call, int code, int expected,
                                          const char *out, size_t length, const char *message, normcache *cache,
@@ -358,6 +358,7 @@ static inline void nc_check_failed_write(const char *file, int line, const char 
         nc_fail(file, line, "a failed %s changed the records: %s, before: %s", call, after.data, before->data);
     }
     free(before->data);
+    *before = (nc_text){0};
     free(after.data);
 }
 
