@@ -7,9 +7,14 @@ enum CacheFileCheck {
 
     /// The bytes of the pages in use, or nil when the meta page's count overflows.
     static func usedBytes(_ environment: LMDBEnvironment) -> Int? {
-        let (pages, overflow) = environment.info().me_last_pgno.addingReportingOverflow(1)
+        usedBytes(environment.info(), pageSize: environment.pageSize)
+    }
+
+    /// The bytes of the pages in use that `info` shows, or nil when the count overflows.
+    static func usedBytes(_ info: LMDBInfo, pageSize: Int) -> Int? {
+        let (pages, overflow) = info.me_last_pgno.addingReportingOverflow(1)
         guard !overflow, pages <= Int.max else { return nil }
-        let (bytes, tooMany) = pages.multipliedReportingOverflow(by: environment.pageSize)
+        let (bytes, tooMany) = pages.multipliedReportingOverflow(by: pageSize)
         return tooMany ? nil : bytes
     }
 

@@ -63,6 +63,8 @@ struct LMDBEnvironmentFlags: OptionSet {
 /// An LMDB environment (`MDB_env`), closed when released.
 final class LMDBEnvironment {
     private let handle: OpaquePointer
+    /// The page size of the environment, fixed when it was created.
+    let pageSize: Int
 
     /// Creates and opens an environment at `path`; files it creates get `mode` (less the umask).
     init(path: String, flags: LMDBEnvironmentFlags, mapSize: Int, maxReaders: UInt32, maxDatabases: UInt32,
@@ -80,22 +82,18 @@ final class LMDBEnvironment {
             throw error
         }
         handle = env
+        var stat = MDB_stat()
+        mdb_env_stat(env, &stat)
+        pageSize = Int(stat.ms_psize)
     }
 
     deinit { mdb_env_close(handle) }
 
     /// The environment's `MDB_envinfo`.
-    func info() -> MDB_envinfo {
+    func info() -> LMDBInfo {
         var info = MDB_envinfo()
         mdb_env_info(handle, &info)
         return info
-    }
-
-    /// The page size of the environment.
-    var pageSize: Int {
-        var stat = MDB_stat()
-        mdb_env_stat(handle, &stat)
-        return Int(stat.ms_psize)
     }
 
     /// The file descriptor of the data file.
@@ -164,23 +162,34 @@ final class LMDBEnvironment {
     /// this one (found by tests/c/test_invariants.c). Once the begin is done, a newest
     /// id less than two past the snapshot's proves the slot was not rewritten.
     func begin(readOnly: Bool) throws(LMDBError) -> LMDBTransaction {
-        let flags = readOnly ? UInt32(MDB_RDONLY) : 0
+        readOnly ? try beginRead().txn : try begin(flags: 0, at: .beginWrite)
+    }
+
+    /// `begin(readOnly: true)`, with the environment's info as the begin read it after
+    /// the snapshot (so that the caller need not ask again for the pages in use).
+    func beginRead() throws(LMDBError) -> (txn: LMDBTransaction, info: LMDBInfo) {
         for _ in 0..<Self.snapshotAttempts {
-            var txn: OpaquePointer?
-            var status = StorageFaults.injected(at: readOnly ? .beginRead : .beginWrite) ?? mdb_txn_begin(handle, nil, flags, &txn)
-            if status == MDB_READERS_FULL {
-                clearStaleReaders()
-                status = StorageFaults.injected(at: readOnly ? .beginRead : .beginWrite) ?? mdb_txn_begin(handle, nil, flags, &txn)
-            }
-            try LMDBStatus.check(status, "mdb_txn_begin")
-            guard let txn else { throw LMDBError(status: LMDBStatus(rawValue: ENOMEM), call: "mdb_txn_begin") }
-            guard readOnly else { return LMDBTransaction(handle: txn) }
+            let txn = try begin(flags: UInt32(MDB_RDONLY), at: .beginRead)
             var info = MDB_envinfo()
             mdb_env_info(handle, &info)
-            if info.me_last_txnid < mdb_txn_id(txn) + 2 { return LMDBTransaction(handle: txn) }
-            mdb_txn_abort(txn)
+            if info.me_last_txnid < mdb_txn_id(txn.handle) + 2 { return (txn, info) }
+            mdb_txn_abort(txn.handle)
         }
         throw LMDBError(status: LMDBStatus(rawValue: EBUSY), call: "mdb_txn_begin")
+    }
+
+    /// `mdb_txn_begin`, begun again once after the slots of dead readers are released
+    /// when every reader slot is taken.
+    private func begin(flags: UInt32, at point: StorageFaults.Point) throws(LMDBError) -> LMDBTransaction {
+        var txn: OpaquePointer?
+        var status = StorageFaults.injected(at: point) ?? mdb_txn_begin(handle, nil, flags, &txn)
+        if status == MDB_READERS_FULL {
+            clearStaleReaders()
+            status = StorageFaults.injected(at: point) ?? mdb_txn_begin(handle, nil, flags, &txn)
+        }
+        try LMDBStatus.check(status, "mdb_txn_begin")
+        guard let txn else { throw LMDBError(status: LMDBStatus(rawValue: ENOMEM), call: "mdb_txn_begin") }
+        return LMDBTransaction(handle: txn)
     }
 
     /// Begins a write transaction nested in `parent` (a write transaction of this
@@ -201,6 +210,9 @@ final class LMDBEnvironment {
 
 /// A named database handle of an environment.
 typealias LMDBDatabase = MDB_dbi
+
+/// What `mdb_env_info` tells of an environment: its map, last page and last commit.
+typealias LMDBInfo = MDB_envinfo
 
 /// An LMDB transaction (`MDB_txn`); ended by `commit` or `abort`, exactly once.
 struct LMDBTransaction {

@@ -71,7 +71,7 @@ final class RecordStore: @unchecked Sendable {
     /// this handle, in that transaction (it sees its writes).
     func read<R>(_ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         if let open = ownTransaction { return try shared.read(in: open.txn, body) }
-        return try whileOpen { () throws(NormCacheError) in try shared.read(body) }
+        return try holdingOpen { () throws(NormCacheError) in try shared.read(body) }
     }
 
     /// Runs `body` in a write transaction and commits it (unless not `committing`: then
@@ -97,7 +97,7 @@ final class RecordStore: @unchecked Sendable {
             if committing { counters.countWrite(changing: 0) }
             return result
         }
-        let (result, commit) = try whileOpen { () throws(NormCacheError) in
+        let (result, commit) = try holdingOpen { () throws(NormCacheError) in
             guard !options.readOnly else { throw NormCacheError(.readOnly, "'\(path)' is open read-only") }
             return try shared.write(reserving: bytes, committing: committing, checkedBody)
         }
@@ -235,7 +235,12 @@ final class RecordStore: @unchecked Sendable {
     /// lock again, which would wait behind a close that waits for its transaction.
     private func whileOpen<R>(_ body: () throws(NormCacheError) -> R) throws(NormCacheError) -> R {
         if ownTransaction != nil { return try body() }
-        return try state.withSharedAccess { () throws(NormCacheError) -> R in
+        return try holdingOpen(body)
+    }
+
+    /// `whileOpen` for a thread known to have no transaction open on the handle.
+    private func holdingOpen<R>(_ body: () throws(NormCacheError) -> R) throws(NormCacheError) -> R {
+        try state.withSharedAccess { () throws(NormCacheError) -> R in
             guard !isClosed else { throw NormCacheError(.invalidArgument, "the cache '\(path)' is closed") }
             return try body()
         }

@@ -170,7 +170,7 @@ final class SharedEnvironment: @unchecked Sendable {
         guard creating else { return false }
         let log = try lmdb("creating the commit log") { () throws(LMDBError) in try txn.open(database: "changes", create: true) }
         self.log = log
-        try StoreTransaction(txn: txn, records: records, meta: meta, path: path, keySalt: keySalt, mapped: nil, fullMap: nil,
+        try StoreTransaction(txn: txn, records: records, meta: meta, file: self, keySalt: keySalt, mapped: nil, fullMap: nil,
                              log: log, changes: nil).startCommitLog(new: new)
         return true
     }
@@ -262,15 +262,15 @@ final class SharedEnvironment: @unchecked Sendable {
                                 _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> R? {
         try access.withSharedAccess { () throws(NormCacheError) -> R? in
             let environment = try openEnvironment()
-            let txn: LMDBTransaction
+            let begun: (txn: LMDBTransaction, info: LMDBInfo)
             do throws(LMDBError) {
-                txn = try environment.begin(readOnly: true)
+                begun = try environment.beginRead()
             } catch {
                 guard !statuses.contains(error.status) else { return nil }
                 throw NormCacheError(error, path: path)
             }
-            defer { txn.abort() }
-            return try body(transaction(txn, environment, fullMap: nil, changes: nil))
+            defer { begun.txn.abort() }
+            return try body(transaction(begun.txn, environment, info: begun.info, fullMap: nil, changes: nil))
         }
     }
 
@@ -493,13 +493,15 @@ final class SharedEnvironment: @unchecked Sendable {
         writers.unlock()
     }
 
-    private func transaction(_ txn: LMDBTransaction, _ environment: LMDBEnvironment, fullMap: FullMapSignal?,
+    /// The storage layer's view of `txn`; `info`, the environment's info when the
+    /// caller has it already (else it is read).
+    private func transaction(_ txn: LMDBTransaction, _ environment: LMDBEnvironment, info: LMDBInfo? = nil, fullMap: FullMapSignal?,
                              changes: ChangeSet?) -> StoreTransaction {
-        let info = environment.info()
+        let info = info ?? environment.info()
         let mapped = UnsafeRawPointer(info.me_mapaddr).map { start in
-            UnsafeRawBufferPointer(start: start, count: CacheFileCheck.usedBytes(environment) ?? 0)
+            UnsafeRawBufferPointer(start: start, count: CacheFileCheck.usedBytes(info, pageSize: environment.pageSize) ?? 0)
         }
-        return StoreTransaction(txn: txn, records: records, meta: meta, path: path, keySalt: keySalt, mapped: mapped, fullMap: fullMap,
+        return StoreTransaction(txn: txn, records: records, meta: meta, file: self, keySalt: keySalt, mapped: mapped, fullMap: fullMap,
                                 log: log, changes: changes)
     }
 

@@ -10,8 +10,12 @@ struct StoreTransaction {
     let records: LMDBDatabase
     /// The meta database: the format version, the key salt, and what `metaValue` names.
     let meta: LMDBDatabase
+    /// The file's environment, for its path in error messages. Not counted: a
+    /// transaction lives within a call of that environment, and a reference counted on
+    /// every read would be one more atomic write to a line every reading thread shares.
+    unowned(unsafe) let file: SharedEnvironment
     /// The cache path, for error messages.
-    let path: String
+    var path: String { file.path }
     /// The salt of the hashes of long keys.
     let keySalt: UInt64
     /// The pages of the file in use, as mapped; values LMDB returns from the map must
