@@ -71,6 +71,14 @@ struct JSONDocument {
         return JSONString.unescape(raw)
     }
 
+    /// Calls `body` with the decoded UTF-8 bytes of the string at `index`: the input's
+    /// own bytes when the string has no escapes (no copy), else a decoded copy.
+    @inline(__always)
+    func withStringBytes<R, E: Error>(_ index: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        guard tokens[index].hasEscapes else { return try body(rawText(index)) }
+        return try stringBytes(index).withBytes(body)
+    }
+
     /// Whether the string at `index` decodes to exactly the bytes `expected`.
     func string<Bytes: Collection>(_ index: Int, equalsBytes expected: Bytes) -> Bool where Bytes.Element == UInt8 {
         let token = tokens[index]

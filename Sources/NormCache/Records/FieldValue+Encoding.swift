@@ -28,11 +28,7 @@ extension FieldValue {
             }
             try endContainer(bodyStart: bodyStart, in: &out, context: context())
         case .object:
-            if let key = try reference(in: document, index, context: context()) {
-                out.append(Tag.reference.rawValue)
-                key.withUnsafeBytes { out.appendLengthPrefixed($0) }
-                return
-            }
+            if try appendReference(document, index, into: &out, context: context()) { return }
             let bodyStart = beginContainer(.object, count: token.length, in: &out)
             for member in document.members(ofObject: index) {
                 document.stringBytes(member.key).withUnsafeBytes { out.appendLengthPrefixed($0) }
@@ -76,22 +72,24 @@ extension FieldValue {
         return true
     }
 
-    /// The record key of a `{"$reference": "<key>"}` object, nil for an object without
-    /// a `"$reference"` member, and an error for any other use of `"$reference"`.
-    private static func reference(in document: JSONDocument, _ index: Int,
-                                  context: @autoclosure () -> String) throws(NormCacheError) -> [UInt8]? {
+    /// Appends the reference of a `{"$reference": "<key>"}` object and returns true;
+    /// returns false, appending nothing, for an object without a `"$reference"` member,
+    /// and throws for any other use of `"$reference"`.
+    private static func appendReference(_ document: JSONDocument, _ index: Int, into out: inout ByteBuffer,
+                                        context: @autoclosure () -> String) throws(NormCacheError) -> Bool {
         for member in document.members(ofObject: index) where document.string(member.key, equals: "$reference") {
             let valueToken = document.tokens[member.value]
             guard document.tokens[index].length == 1, valueToken.kind == .string else {
                 throw NormCacheError(.json, "JSON error at byte \(document.tokens[index].offset): malformed reference in \(context()): a reference is an object whose only member is \"$reference\" with a string value")
             }
-            let key = document.stringBytes(member.value)
-            guard !key.isEmpty else {
+            guard valueToken.length > 0 else {
                 throw NormCacheError(.json, "JSON error at byte \(valueToken.offset): empty record key in a reference in \(context())")
             }
-            return key
+            out.append(Tag.reference.rawValue)
+            document.withStringBytes(member.value) { out.appendLengthPrefixed($0) }
+            return true
         }
-        return nil
+        return false
     }
 
     /// Starts a list or object: its tag, element count and a body length to fill in by

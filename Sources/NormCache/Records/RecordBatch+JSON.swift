@@ -13,32 +13,39 @@ extension RecordBatch {
         var interruptCheck = InterruptCheck()
         for record in document.members(ofObject: document.root) {
             try interruptCheck.pass()
-            let key = document.stringBytes(record.key)
-            guard !key.isEmpty else {
-                throw NormCacheError(.invalidArgument, "empty record key at byte \(document.tokens[record.key].offset - 1)")
-            }
-            let fieldsToken = document.tokens[record.value]
-            guard fieldsToken.kind == .object else {
-                throw NormCacheError(.json, "JSON error at byte \(fieldsToken.offset): record '\(String(decoding: key, as: UTF8.self))' must be a JSON object of fields, not \(fieldsToken.kind)")
-            }
-            let start = runStart
-            var order = takeOrders(Int(fieldsToken.length))
-            for field in document.members(ofObject: record.value) {
-                try addField(field, of: document, recordKey: key, order: order)
-                order += 1
-            }
-            try key.withBytes { (key) throws(NormCacheError) in try addRecord(key: key, runFrom: start, sorted: false) }
+            try document.withStringBytes(record.key) { (key) throws(NormCacheError) in try addRecord(record, of: document, key: key) }
         }
         try finish()
     }
 
+    /// Adds one member of the records object: the record `key` and its fields.
+    private mutating func addRecord(_ record: (key: Int, value: Int), of document: JSONDocument,
+                                    key: UnsafeRawBufferPointer) throws(NormCacheError) {
+        guard !key.isEmpty else {
+            throw NormCacheError(.invalidArgument, "empty record key at byte \(document.tokens[record.key].offset - 1)")
+        }
+        let fieldsToken = document.tokens[record.value]
+        guard fieldsToken.kind == .object else {
+            throw NormCacheError(.json, "JSON error at byte \(fieldsToken.offset): record '\(String(decoding: key, as: UTF8.self))' must be a JSON object of fields, not \(fieldsToken.kind)")
+        }
+        let start = runStart
+        var order = takeOrders(Int(fieldsToken.length))
+        for field in document.members(ofObject: record.value) {
+            try addField(field, of: document, recordKey: key, order: order)
+            order += 1
+        }
+        try addRecord(key: key, runFrom: start, sorted: false)
+    }
+
     /// Adds one member of a record's JSON object as a field of the run being built.
-    private mutating func addField(_ field: (key: Int, value: Int), of document: JSONDocument, recordKey: [UInt8],
+    private mutating func addField(_ field: (key: Int, value: Int), of document: JSONDocument, recordKey: UnsafeRawBufferPointer,
                                    order: UInt32) throws(NormCacheError) {
         guard document.tokens[field.key].length > 0 else {
             throw NormCacheError(.invalidArgument, "empty field name at byte \(document.tokens[field.key].offset - 1) in record '\(String(decoding: recordKey, as: UTF8.self))'")
         }
-        let context = { "field '\(String(decoding: document.stringBytes(field.key), as: UTF8.self))' of record '\(String(decoding: recordKey, as: UTF8.self))'" }
+        func context() -> String {
+            "field '\(String(decoding: document.stringBytes(field.key), as: UTF8.self))' of record '\(String(decoding: recordKey, as: UTF8.self))'"
+        }
         guard document.tokens[field.key].hasEscapes else {
             return try appendField(key: document.rawText(field.key), order: order) { (values) throws(NormCacheError) in
                 try FieldValue.encode(document, field.value, into: &values, context: context())

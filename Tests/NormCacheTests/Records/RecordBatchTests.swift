@@ -46,6 +46,30 @@ import Testing
         #expect(try test.cache.record("U:1") == #"{"m":2,"n":"b"}"#)
     }
 
+    @Test func escapedRecordAndReferenceKeysAreDecodedAndPlainOnesTakenAsTheyStand() throws {
+        // Plain keys are read in place from the input, escaped ones decoded first: both
+        // store the same bytes.
+        let test = try TestCache()
+        let changed = try test.cache.put(json: #"{"A\u003a1": {"r": {"$reference": "B\u003a\"x"}, "s": {"$reference": "B:2"}}, "B:2": {"n": 1}}"#)
+        #expect(changed == ["A:1.r", "A:1.s", "B:2.n"])
+        #expect(try test.cache.record("A:1") == #"{"r":{"$reference":"B:\"x"},"s":{"$reference":"B:2"}}"#)
+        #expect(try test.cache.put(json: #"{"A:1": {"r": {"$reference": "B:\"x"}, "s": {"$reference": "B\u003a2"}}}"#) == [])
+    }
+
+    @Test func anEmptyReferenceKeyIsRefusedNamingTheFieldAndTheDecodedRecordKey() throws {
+        let test = try TestCache()
+        for (records, message) in [
+            (#"{"A\u003a1": {"r": {"$reference": ""}}}"#, #"JSON error at byte 35: empty record key in a reference in field 'r' of record 'A:1'"#),
+            (#"{"A:1": {"r": [{"$reference": "B:1"}, {"$reference": ""}]}}"#,
+             #"JSON error at byte 54: empty record key in a reference in field 'r' of record 'A:1'"#),
+            (#"{"A:1": {"r": {"$reference": "B:1", "x": 1}}}"#,
+             #"JSON error at byte 14: malformed reference in field 'r' of record 'A:1': a reference is an object whose only member is "$reference" with a string value"#),
+        ] {
+            #expect(throws: NormCacheError(.json, message)) { _ = try test.cache.put(json: records) }
+        }
+        #expect(try test.cache.keys(withPrefix: "") == [])
+    }
+
     @Test func keysPastTheLastStoredOneAreAppendedAndTheRestInserted() throws {
         let test = try TestCache()
         _ = try test.cache.put(json: #"{"M:5": {"v": 5}, "M:7": {"v": 7}}"#)
