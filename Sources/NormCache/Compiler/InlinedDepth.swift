@@ -7,38 +7,43 @@
 enum InlinedDepth {
     /// Throws the planner's error (`the operation nests deeper than 512 levels once its
     /// fragments are inlined`) when `selections` nest deeper than `maximum` levels with
-    /// the fragments of `fragments` inlined. Unknown fragments count as empty; fragment
-    /// cycles must have been refused before.
+    /// the fragments of `fragments` inlined. Unknown fragments count as empty selection
+    /// sets; fragment cycles must have been refused before.
     static func check(
-        _ selections: [Selection], fragments: [String: FragmentDefinition],
+        _ selections: [Selection], fragments: DocumentFragments,
         maximum: Int = SelectionPlanner.maximumDepth
     ) throws(NormCacheError) {
-        var heights: [String: Int] = [:]
-        heights.reserveCapacity(fragments.count)
+        // By position; -1 until known.
+        var heights = [Int](repeating: -1, count: fragments.count)
+        // The height of the fragment at `position` as known so far (0 until it is known);
+        // an unknown fragment is an empty selection set, one level.
+        func knownHeight(_ position: Int?) -> Int {
+            position.map { max(heights[$0], 0) } ?? 1
+        }
         // A depth-first walk of the spread graph with an explicit stack (a chain of
         // fragments is not bounded by the parser's nesting limit): a fragment's height is
         // known once those it spreads are.
-        var stack: [(name: String, shape: Shape, next: Int)] = []
-        func push(_ name: String) {
-            stack.append((name, Shape(fragments[name]?.selections ?? []), 0))
+        var stack: [(position: Int, shape: Shape, next: Int)] = []
+        func push(_ position: Int) {
+            stack.append((position, Shape(fragments.definitions[position].selections, fragments: fragments), 0))
         }
-        let root = Shape(selections)
-        for spread in root.spreads where heights[spread.name] == nil {
-            push(spread.name)
+        let root = Shape(selections, fragments: fragments)
+        for spread in root.spreads {
+            guard let position = spread.position, heights[position] < 0 else { continue }
+            push(position)
             while let top = stack.last {
                 guard top.next < top.shape.spreads.count else {
                     stack.removeLast()
-                    let height = top.shape.height { heights[$0] ?? 0 }
+                    let height = top.shape.height(of: knownHeight)
                     guard height <= maximum else { throw tooDeep(maximum) }
-                    heights[top.name] = height
+                    heights[top.position] = height
                     continue
                 }
                 stack[stack.count - 1].next += 1
-                let name = top.shape.spreads[top.next].name
-                if heights[name] == nil { push(name) }
+                if let position = top.shape.spreads[top.next].position, heights[position] < 0 { push(position) }
             }
         }
-        guard root.height(of: { heights[$0] ?? 0 }) <= maximum else { throw tooDeep(maximum) }
+        guard root.height(of: knownHeight) <= maximum else { throw tooDeep(maximum) }
     }
 
     /// The error of an operation deeper than `maximum` levels once its fragments are inlined.
@@ -47,12 +52,13 @@ enum InlinedDepth {
     }
 
     /// One selection set, fragments not followed: how deep it nests itself, and the
-    /// fragments it spreads with the level each spread sits at (1: in the set itself).
+    /// fragments it spreads (by position; nil: unknown) with the level each spread sits
+    /// at (1: in the set itself).
     private struct Shape {
         var ownHeight = 0
-        var spreads: [(name: String, level: Int)] = []
+        var spreads: [(position: Int?, level: Int)] = []
 
-        init(_ selections: [Selection]) {
+        init(_ selections: [Selection], fragments: DocumentFragments) {
             var pending: [(selections: [Selection], level: Int)] = [(selections, 1)]
             while let (next, level) = pending.popLast() {
                 ownHeight = max(ownHeight, level)
@@ -63,15 +69,15 @@ enum InlinedDepth {
                     case .inlineFragment(let inline):
                         pending.append((inline.selections, level + 1))
                     case .fragmentSpread(let spread):
-                        spreads.append((spread.name, level))
+                        spreads.append((fragments.position(of: spread), level))
                     }
                 }
             }
         }
 
         /// The height with each spread fragment's height from `heightOf` inlined.
-        func height(of heightOf: (String) -> Int) -> Int {
-            spreads.reduce(ownHeight) { result, spread in max(result, spread.level + heightOf(spread.name)) }
+        func height(of heightOf: (Int?) -> Int) -> Int {
+            spreads.reduce(ownHeight) { result, spread in max(result, spread.level + heightOf(spread.position)) }
         }
     }
 }

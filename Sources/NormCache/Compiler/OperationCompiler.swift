@@ -37,7 +37,7 @@ struct OperationCompiler {
         let rootType: String
         let name: String?
         let variableDefinitions: [VariableDefinition]
-        let userFragments: [String: FragmentDefinition]
+        let userFragments: DocumentFragments
         if hasOperations {
             operation = try DocumentValidation.operation(named: operationName, in: document)
             userFragments = try DocumentValidation.validate(document, schema: schema)
@@ -49,8 +49,8 @@ struct OperationCompiler {
             let fragment = try Self.fragment(named: operationName, in: document)
             userFragments = try DocumentValidation.validate(document, schema: schema, rootFragment: fragment.name)
             operation = OperationDefinition(kind: .query, name: nil, variables: [], directives: [],
-                                            selections: [.fragmentSpread(FragmentSpread(name: fragment.name, directives: [],
-                                                                                        location: fragment.location))],
+                                            selections: [.fragmentSpread(FragmentSpread(name: fragment.name, nameNumber: fragment.nameNumber,
+                                                                                        directives: [], location: fragment.location))],
                                             location: fragment.location)
             root = .fragment(typeCondition: fragment.typeCondition)
             rootType = fragment.typeCondition

@@ -4,53 +4,56 @@ extension DocumentValidation {
     /// not spread themselves (`fragment cycle: A → B → A`, at the spread that closes the
     /// cycle), and every fragment is reached from some operation (`fragment 'F' is never
     /// used`, at the fragment).
-    static func checkFragments(_ usage: Usage, fragments: [String: FragmentDefinition], rootFragment: String?) throws(NormCacheError) {
+    static func checkFragments(_ usage: Usage, rootFragment: String?) throws(NormCacheError) {
         for references in usage.operations.map(\.references) + usage.fragments.map(\.references) {
-            for spread in references.spreads where fragments[spread.name] == nil {
+            for spread in references.spreads where usage.table.position(of: spread) == nil {
                 throw error("unknown fragment '\(spread.name)'", at: spread.location)
             }
         }
         try checkCycles(usage)
-        var used: Set<String> = []
-        used.reserveCapacity(usage.fragments.count)
-        for (_, references) in usage.operations { used.formUnion(usage.fragmentsReached(from: references)) }
+        var used = [Bool](repeating: false, count: usage.fragments.count)
+        for (_, references) in usage.operations {
+            for position in usage.fragmentsReached(from: references) { used[position] = true }
+        }
         // A document of fragments for direct cache access may hold fragments besides the
         // one used and those it spreads.
         guard rootFragment == nil else { return }
-        for (fragment, _) in usage.fragments where !used.contains(fragment.name) {
+        for (position, (fragment, _)) in usage.fragments.enumerated() where !used[position] {
             throw error("fragment '\(fragment.name)' is never used", at: fragment.location)
         }
     }
 
     /// A depth-first walk of the spread graph with an explicit stack (a chain of
     /// fragments is not bounded by the parser's nesting limit); each fragment is left
-    /// once all it spreads is known to be free of cycles.
+    /// once all it spreads is known to be free of cycles. Fragments are known by position.
     private static func checkCycles(_ usage: Usage) throws(NormCacheError) {
-        var finished: Set<String> = []
-        finished.reserveCapacity(usage.fragments.count)
-        for (fragment, references) in usage.fragments where !finished.contains(fragment.name) {
-            var path = [fragment.name]
-            var positionOnPath = [fragment.name: 0]
+        var finished = [Bool](repeating: false, count: usage.fragments.count)
+        // For each fragment on the current path, its index on the path; -1 off it.
+        var indexOnPath = [Int](repeating: -1, count: usage.fragments.count)
+        for (start, (_, references)) in usage.fragments.enumerated() where !finished[start] {
+            var path = [start]
+            indexOnPath[start] = 0
             var stack = [(spreads: references.spreads, next: 0)]
             while let top = stack.last {
                 guard top.next < top.spreads.count else {
                     stack.removeLast()
-                    if let name = path.popLast() {
-                        positionOnPath[name] = nil
-                        finished.insert(name)
+                    if let left = path.popLast() {
+                        indexOnPath[left] = -1
+                        finished[left] = true
                     }
                     continue
                 }
                 stack[stack.count - 1].next += 1
                 let spread = top.spreads[top.next]
-                if let position = positionOnPath[spread.name] {
-                    let cycle = path[position...] + [spread.name]
+                guard let position = usage.table.position(of: spread) else { continue }
+                if indexOnPath[position] >= 0 {
+                    let cycle = path[indexOnPath[position]...].map { usage.fragments[$0].fragment.name } + [spread.name]
                     throw error("fragment cycle: \(cycle.joined(separator: " → "))", at: spread.location)
                 }
-                guard !finished.contains(spread.name), let spreadReferences = usage.fragmentReferences[spread.name] else { continue }
-                positionOnPath[spread.name] = path.count
-                path.append(spread.name)
-                stack.append((spreadReferences.spreads, 0))
+                guard !finished[position] else { continue }
+                indexOnPath[position] = path.count
+                path.append(position)
+                stack.append((usage.fragments[position].references.spreads, 0))
             }
         }
     }

@@ -10,7 +10,7 @@ extension DocumentValidation {
     ///
     /// Not checked: that fields on different object types have the same response shape.
     /// Each merged selection set is checked once, however many spreads reach it.
-    static func checkFieldMerging(_ document: GraphQLDocument, fragments: [String: FragmentDefinition],
+    static func checkFieldMerging(_ document: GraphQLDocument, fragments: DocumentFragments,
                                   schema: Schema) throws(NormCacheError) {
         var checker = MergeChecker(schema: schema, fragments: fragments)
         for case .operation(let operation) in document.definitions {
@@ -37,15 +37,20 @@ private struct PlacedField {
 /// sets already checked by the positions of their fields, which are unique in a document.
 private struct MergeChecker {
     let schema: Schema
-    let fragments: [String: FragmentDefinition]
+    let fragments: DocumentFragments
     private var checked: Set<[Int]> = []
+    /// For each fragment by position, the number of the last `collect` that merged it
+    /// in: a fragment is merged in once per merged set without a table per set.
+    private var collectedIn: [Int]
+    private var collects = 0
     /// Looks at the handle's interrupt flag every few hundred response keys.
     private var interruptCheck = InterruptCheck()
 
     /// A checker of the operations of a document with `fragments` against `schema`.
-    init(schema: Schema, fragments: [String: FragmentDefinition]) {
+    init(schema: Schema, fragments: DocumentFragments) {
         self.schema = schema
         self.fragments = fragments
+        collectedIn = Array(repeating: 0, count: fragments.count)
     }
 
     /// Checks the merged selection set `groups` and, depth first, every merged selection
@@ -73,10 +78,10 @@ private struct MergeChecker {
 
     /// The fields of `groups` by response key, in order of first appearance, with
     /// inline fragments and each spread fragment (once) merged in.
-    private func collect(_ groups: [SelectionGroup]) -> [[PlacedField]] {
+    private mutating func collect(_ groups: [SelectionGroup]) -> [[PlacedField]] {
         var keys: [String] = []
         var byKey: [String: [PlacedField]] = [:]
-        var visited: Set<String> = []
+        collects += 1
         var stack = groups.reversed().map { (group: $0, next: 0) }
         while let top = stack.last {
             guard top.next < top.group.selections.count else {
@@ -91,7 +96,9 @@ private struct MergeChecker {
             case .inlineFragment(let inline):
                 stack.append((SelectionGroup(selections: inline.selections, parent: inline.typeCondition ?? top.group.parent), 0))
             case .fragmentSpread(let spread):
-                guard visited.insert(spread.name).inserted, let fragment = fragments[spread.name] else { continue }
+                guard let position = fragments.position(of: spread), collectedIn[position] != collects else { continue }
+                collectedIn[position] = collects
+                let fragment = fragments.definitions[position]
                 stack.append((SelectionGroup(selections: fragment.selections, parent: fragment.typeCondition), 0))
             }
         }

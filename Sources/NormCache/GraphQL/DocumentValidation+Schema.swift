@@ -22,7 +22,7 @@ extension DocumentValidation {
     /// Operations are checked against their root type and fragments once, against their
     /// own type condition; spreads are not followed. Returns the variables each
     /// definition uses where the schema expects a type, for `checkVariableUsages`.
-    static func checkAgainstSchema(_ document: GraphQLDocument, fragments: [String: FragmentDefinition],
+    static func checkAgainstSchema(_ document: GraphQLDocument, fragments: DocumentFragments,
                                    schema: Schema) throws(NormCacheError) -> TypedVariableUses {
         var checker = SchemaChecker(schema: schema, fragments: fragments)
         var typed = TypedVariableUses()
@@ -40,7 +40,7 @@ extension DocumentValidation {
                 try checker.checkCondition(fragment.typeCondition, of: "fragment '\(fragment.name)'", at: fragment.location)
                 try checker.check(fragment.directives)
                 try checker.check(fragment.selections, on: fragment.typeCondition)
-                typed.fragments[fragment.name] = checker.takeVariableUses()
+                typed.fragments.append(checker.takeVariableUses())
             case .schema, .type, .directive:
                 break
             }
@@ -60,13 +60,13 @@ private struct SchemaChecker {
     }
 
     let schema: Schema
-    let fragments: [String: FragmentDefinition]
+    let fragments: DocumentFragments
     private var possible: [Placement: Bool] = [:]
     /// The variables used in typed positions since the last `takeVariableUses`.
     private var variableUses: [DocumentValidation.TypedVariableUse] = []
 
     /// A checker against `schema` of a document with `fragments`.
-    init(schema: Schema, fragments: [String: FragmentDefinition]) {
+    init(schema: Schema, fragments: DocumentFragments) {
         self.schema = schema
         self.fragments = fragments
     }
@@ -79,7 +79,7 @@ private struct SchemaChecker {
                 try check(field, on: parent)
             case .fragmentSpread(let spread):
                 try check(spread.directives)
-                guard let fragment = fragments[spread.name], isComposite(fragment.typeCondition) else { continue }
+                guard let fragment = fragments[spread], isComposite(fragment.typeCondition) else { continue }
                 guard isPossible(fragment.typeCondition, within: parent) else {
                     throw DocumentValidation.error("fragment '\(spread.name)' on '\(fragment.typeCondition)' can never apply within '\(parent)'",
                                                    at: spread.location)

@@ -14,44 +14,43 @@ extension DocumentValidation {
 
         /// The operations with their references, in document order.
         let operations: [(operation: OperationDefinition, references: References)]
-        /// The fragments with their references, in document order.
+        /// The fragments with their references, by position (in document order).
         let fragments: [(fragment: FragmentDefinition, references: References)]
-        /// The references of each fragment by name.
-        let fragmentReferences: [String: References]
+        /// The fragments' positions, for the spreads.
+        let table: DocumentFragments
 
-        /// The usage of `operations` and `fragments` (fragment names are unique).
-        init(operations: [OperationDefinition], fragments: [FragmentDefinition]) {
+        /// The usage of `operations` and the fragments of `table` (fragment names are unique).
+        init(operations: [OperationDefinition], fragments table: DocumentFragments) {
             self.operations = operations.map { operation in
                 var references = References()
                 Self.gather(operation.directives, into: &references)
                 Self.gather(operation.selections, into: &references)
                 return (operation, references)
             }
-            self.fragments = fragments.map { fragment in
+            fragments = table.definitions.map { fragment in
                 var references = References()
                 Self.gather(fragment.directives, into: &references)
                 Self.gather(fragment.selections, into: &references)
                 return (fragment, references)
             }
-            var byName: [String: References] = [:]
-            byName.reserveCapacity(self.fragments.count)
-            for (fragment, references) in self.fragments { byName[fragment.name] = references }
-            fragmentReferences = byName
+            self.table = table
         }
 
-        /// The names of the known fragments reachable from `references` through spreads,
-        /// directly or through other fragments, each once, breadth first.
-        func fragmentsReached(from references: References) -> [String] {
-            var reached: [String] = []
-            var seen: Set<String> = []
+        /// The positions of the known fragments reachable from `references` through
+        /// spreads, directly or through other fragments, each once, breadth first.
+        func fragmentsReached(from references: References) -> [Int] {
+            var reached: [Int] = []
+            var seen = [Bool](repeating: false, count: fragments.count)
             var next = 0
             var current = references
             while true {
-                for spread in current.spreads where fragmentReferences[spread.name] != nil && seen.insert(spread.name).inserted {
-                    reached.append(spread.name)
+                for spread in current.spreads {
+                    guard let position = table.position(of: spread), !seen[position] else { continue }
+                    seen[position] = true
+                    reached.append(position)
                 }
-                guard next < reached.count, let following = fragmentReferences[reached[next]] else { return reached }
-                current = following
+                guard next < reached.count else { return reached }
+                current = fragments[reached[next]].references
                 next += 1
             }
         }

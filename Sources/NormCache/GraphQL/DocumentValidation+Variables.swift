@@ -12,7 +12,7 @@ extension DocumentValidation {
                 throw error("there can be only one variable named '$\(variable.name)'", at: variable.location)
             }
             let owner = operation.name.map { "operation '\($0)'" } ?? "the anonymous operation"
-            let reached = usage.fragmentsReached(from: references).compactMap { usage.fragmentReferences[$0] }
+            let reached = usage.fragmentsReached(from: references).map { usage.fragments[$0].references }
             for uses in [references] + reached {
                 for use in uses.variables where !defined.contains(use.name) {
                     throw error("variable '$\(use.name)' is not defined by \(owner)", at: use.location)
@@ -39,13 +39,13 @@ extension DocumentValidation {
     }
 
     /// The typed variable uses of a document's definitions, gathered by the schema
-    /// checks: those of each operation in document order, and of each fragment by name.
+    /// checks: those of each operation and of each fragment, in document order.
     /// Spreads are not followed.
     struct TypedVariableUses {
         /// The uses directly in each operation, in document order.
         var operations: [[TypedVariableUse]] = []
-        /// The uses directly in each fragment.
-        var fragments: [String: [TypedVariableUse]] = [:]
+        /// The uses directly in each fragment, by position.
+        var fragments: [[TypedVariableUse]] = []
     }
 
     /// The rule "All Variable Usages Are Allowed" (GraphQL specification §5.8.5), which
@@ -57,7 +57,7 @@ extension DocumentValidation {
     /// `variable '$n' of type 'String' is used in a position expecting type 'Int'`.
     static func checkVariableUsages(_ usage: Usage, typed: TypedVariableUses) throws(NormCacheError) {
         for ((operation, references), uses) in zip(usage.operations, typed.operations) {
-            let reached = usage.fragmentsReached(from: references).compactMap { typed.fragments[$0] }
+            let reached = usage.fragmentsReached(from: references).map { typed.fragments[$0] }
             var variables: [String: VariableDefinition] = [:]
             for variable in operation.variables where variables[variable.name] == nil { variables[variable.name] = variable }
             for use in ([uses] + reached).joined() {

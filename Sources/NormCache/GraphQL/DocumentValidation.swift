@@ -45,19 +45,15 @@ enum DocumentValidation {
 
     /// Checks `document` by the rules above; with `schema`, by the schema rules as well.
     /// `rootFragment` names a fragment used directly (for direct cache access), which
-    /// counts as used with the fragments it spreads. Returns the document's fragments by
-    /// name (their names are unique once it returns), for the compiler to reuse.
+    /// counts as used with the fragments it spreads. Returns the document's fragments
+    /// (their names are unique once it returns), for the compiler to reuse.
     @discardableResult
     static func validate(_ document: GraphQLDocument, schema: Schema?,
-                         rootFragment: String? = nil) throws(NormCacheError) -> [String: FragmentDefinition] {
+                         rootFragment: String? = nil) throws(NormCacheError) -> DocumentFragments {
         var operations: [OperationDefinition] = []
         var operationNames: Set<String> = []
-        // Sized once: a document of thousands of fragments would otherwise rehash every
-        // name at each doubling.
-        var fragments: [String: FragmentDefinition] = [:]
-        fragments.reserveCapacity(document.definitions.count)
-        var fragmentOrder: [FragmentDefinition] = []
-        fragmentOrder.reserveCapacity(document.definitions.count)
+        let fragments = DocumentFragments(document)
+        var position = 0
         for definition in document.definitions {
             switch definition {
             case .operation(let operation):
@@ -66,11 +62,11 @@ enum DocumentValidation {
                 }
                 operations.append(operation)
             case .fragment(let fragment):
-                guard fragments[fragment.name] == nil else {
+                // A later fragment of a name has a position other than its name's.
+                guard fragments.position(ofName: fragment.nameNumber) == position else {
                     throw error("there can be only one fragment named '\(fragment.name)'", at: fragment.location)
                 }
-                fragments[fragment.name] = fragment
-                fragmentOrder.append(fragment)
+                position += 1
             case .schema, .type, .directive:
                 break
             }
@@ -78,8 +74,8 @@ enum DocumentValidation {
         if operations.count > 1, let anonymous = operations.first(where: { $0.name == nil }) {
             throw error("an anonymous operation must be the only operation in the document", at: anonymous.location)
         }
-        let usage = Usage(operations: operations, fragments: fragmentOrder)
-        try checkFragments(usage, fragments: fragments, rootFragment: rootFragment)
+        let usage = Usage(operations: operations, fragments: fragments)
+        try checkFragments(usage, rootFragment: rootFragment)
         try checkVariables(usage)
         guard let schema else { return fragments }
         let typed = try checkAgainstSchema(document, fragments: fragments, schema: schema)

@@ -6,6 +6,11 @@
 struct GraphQLDocument: Sendable {
     /// The definitions in source order.
     var definitions: [GraphQLDefinition]
+    /// The fragment names of an executable document, each once, in order of first
+    /// appearance in a spread or a definition: the parser numbers them
+    /// (`FragmentSpread.nameNumber`, `FragmentDefinition.nameNumber`) so that
+    /// `DocumentFragments` finds a spread's fragment without hashing its name.
+    var fragmentNames: [String] = []
 }
 
 /// One definition of a document.
@@ -44,6 +49,8 @@ struct VariableDefinition: Sendable {
 /// `fragment Name on Type @dir { ... }`.
 struct FragmentDefinition: Sendable {
     var name: String
+    /// The index of `name` in the document's `fragmentNames`.
+    var nameNumber: Int
     var typeCondition: String
     var directives: [Directive]
     var selections: [Selection]
@@ -74,6 +81,8 @@ struct Field: Sendable {
 /// `...Name @dir`.
 struct FragmentSpread: Sendable {
     var name: String
+    /// The index of `name` in the document's `fragmentNames`.
+    var nameNumber: Int
     var directives: [Directive]
     var location: SourceLocation
 }

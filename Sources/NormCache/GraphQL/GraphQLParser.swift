@@ -16,6 +16,9 @@ struct GraphQLParser {
     private var lexer: GraphQLLexer
     private var token: GraphQLToken
     private var depth = 0
+    /// The fragment names met so far, each once, and the number of each.
+    private var fragmentNames: [String] = []
+    private var fragmentNameNumbers: [String: Int] = [:]
 
     /// Parses an executable document: operations and fragments only; with `limits`,
     /// one of more bytes or tokens is refused (see `DocumentLimits`).
@@ -53,7 +56,7 @@ struct GraphQLParser {
                 definitions.append(definition)
             }
         } while token.kind != .endOfInput
-        return GraphQLDocument(definitions: definitions)
+        return GraphQLDocument(definitions: definitions, fragmentNames: fragmentNames)
     }
 
     private mutating func parseDefinition() throws(NormCacheError) -> GraphQLDefinition {
@@ -108,8 +111,18 @@ struct GraphQLParser {
         try expectKeyword("on")
         let typeCondition = try parseName()
         let directives = try parseDirectives(constant: false)
-        return FragmentDefinition(name: name, typeCondition: typeCondition, directives: directives,
-                                  selections: try parseSelectionSet(), location: location)
+        return FragmentDefinition(name: name, nameNumber: number(ofFragment: name), typeCondition: typeCondition,
+                                  directives: directives, selections: try parseSelectionSet(), location: location)
+    }
+
+    /// The number of the fragment name `name` in the document, given at its first appearance.
+    private mutating func number(ofFragment name: String) -> Int {
+        // One hash of the name: the defaulted subscript's access inserts the next number
+        // when the name is new.
+        func read(_ slot: inout Int) -> Int { slot }
+        let number = read(&fragmentNameNumbers[name, default: fragmentNames.count])
+        if number == fragmentNames.count { fragmentNames.append(name) }
+        return number
     }
 
     private mutating func parseSelectionSet() throws(NormCacheError) -> [Selection] {
@@ -129,7 +142,8 @@ struct GraphQLParser {
         if try skip(.spread) {
             if token.kind == .name, lexer.text(token) != "on" {
                 let name = try parseName()
-                return .fragmentSpread(FragmentSpread(name: name, directives: try parseDirectives(constant: false), location: location))
+                return .fragmentSpread(FragmentSpread(name: name, nameNumber: number(ofFragment: name),
+                                                      directives: try parseDirectives(constant: false), location: location))
             }
             var typeCondition: String?
             if token.kind == .name {

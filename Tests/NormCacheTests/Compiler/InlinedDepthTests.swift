@@ -10,8 +10,7 @@ import Testing
     /// `maximum`, or nil when it passes.
     func problem(_ text: String, maximum: Int) throws -> String? {
         let document = try GraphQLParser.parseExecutable(Array(text.utf8))
-        var fragments: [String: FragmentDefinition] = [:]
-        for case .fragment(let fragment) in document.definitions { fragments[fragment.name] = fragment }
+        let fragments = DocumentFragments(document)
         let operation = try #require(NetworkDocumentTests.operation(of: document))
         do throws(NormCacheError) {
             try InlinedDepth.check(operation.selections, fragments: fragments, maximum: maximum)
