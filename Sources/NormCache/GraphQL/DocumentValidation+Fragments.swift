@@ -5,8 +5,8 @@ extension DocumentValidation {
     /// cycle), and every fragment is reached from some operation (`fragment 'F' is never
     /// used`, at the fragment).
     static func checkFragments(_ usage: Usage, rootFragment: String?) throws(NormCacheError) {
-        for references in usage.operations.map(\.references) + usage.fragments.map(\.references) {
-            for spread in references.spreads where usage.table.position(of: spread) == nil {
+        for references in usage.operations.map(\.references) + usage.fragmentReferences {
+            for spread in references.spreads where usage.fragments.position(of: spread) == nil {
                 throw error("unknown fragment '\(spread.name)'", at: spread.location)
             }
         }
@@ -18,7 +18,7 @@ extension DocumentValidation {
         // A document of fragments for direct cache access may hold fragments besides the
         // one used and those it spreads.
         guard rootFragment == nil else { return }
-        for (position, (fragment, _)) in usage.fragments.enumerated() where !used[position] {
+        for (position, fragment) in usage.fragments.definitions.enumerated() where !used[position] {
             throw error("fragment '\(fragment.name)' is never used", at: fragment.location)
         }
     }
@@ -30,7 +30,7 @@ extension DocumentValidation {
         var finished = [Bool](repeating: false, count: usage.fragments.count)
         // For each fragment on the current path, its index on the path; -1 off it.
         var indexOnPath = [Int](repeating: -1, count: usage.fragments.count)
-        for (start, (_, references)) in usage.fragments.enumerated() where !finished[start] {
+        for (start, references) in usage.fragmentReferences.enumerated() where !finished[start] {
             var path = [start]
             indexOnPath[start] = 0
             var stack = [(spreads: references.spreads, next: 0)]
@@ -45,15 +45,15 @@ extension DocumentValidation {
                 }
                 stack[stack.count - 1].next += 1
                 let spread = top.spreads[top.next]
-                guard let position = usage.table.position(of: spread) else { continue }
+                guard let position = usage.fragments.position(of: spread) else { continue }
                 if indexOnPath[position] >= 0 {
-                    let cycle = path[indexOnPath[position]...].map { usage.fragments[$0].fragment.name } + [spread.name]
+                    let cycle = path[indexOnPath[position]...].map { usage.fragments.definitions[$0].name } + [spread.name]
                     throw error("fragment cycle: \(cycle.joined(separator: " → "))", at: spread.location)
                 }
                 guard !finished[position] else { continue }
                 indexOnPath[position] = path.count
                 path.append(position)
-                stack.append((usage.fragments[position].references.spreads, 0))
+                stack.append((usage.fragmentReferences[position].spreads, 0))
             }
         }
     }

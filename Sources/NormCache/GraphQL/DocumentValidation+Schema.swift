@@ -99,12 +99,13 @@ private struct SchemaChecker {
     }
 
     /// Checks that `condition`, the type condition of `owner`, is a known composite type.
-    func checkCondition(_ condition: String, of owner: String, at location: SourceLocation) throws(NormCacheError) {
+    /// `owner` is worked out only for an error.
+    func checkCondition(_ condition: String, of owner: @autoclosure () -> String, at location: SourceLocation) throws(NormCacheError) {
         guard schema.type(named: condition) != nil else {
-            throw DocumentValidation.error("unknown type '\(condition)' in the type condition of \(owner)", at: location)
+            throw DocumentValidation.error("unknown type '\(condition)' in the type condition of \(owner())", at: location)
         }
         guard isComposite(condition) else {
-            throw DocumentValidation.error("type condition '\(condition)' of \(owner) is not an object, interface or union type",
+            throw DocumentValidation.error("type condition '\(condition)' of \(owner()) is not an object, interface or union type",
                                            at: location)
         }
     }
@@ -153,12 +154,12 @@ private struct SchemaChecker {
 
     /// Checks that every one of `arguments` of `owner` has a definition and that every
     /// required definition (non-null, no default) has an argument; gathers the variables
-    /// the arguments use.
-    private mutating func checkArguments(_ arguments: [Argument], against definitions: [FieldDefinition], of owner: String,
+    /// the arguments use. `owner` is worked out only for an error.
+    private mutating func checkArguments(_ arguments: [Argument], against definitions: [FieldDefinition], of owner: @autoclosure () -> String,
                                          at location: SourceLocation) throws(NormCacheError) {
         for argument in arguments {
             guard let definition = definitions.first(where: { $0.name == argument.name }) else {
-                throw DocumentValidation.error("unknown argument '\(argument.name)' on \(owner)", at: argument.location)
+                throw DocumentValidation.error("unknown argument '\(argument.name)' on \(owner())", at: argument.location)
             }
             gatherVariables(argument.value, expecting: definition.type, hasDefault: definition.defaultValue != nil,
                             at: argument.location)
@@ -166,7 +167,7 @@ private struct SchemaChecker {
         for definition in definitions {
             guard case .nonNull = definition.type, definition.defaultValue == nil,
                   !arguments.contains(where: { $0.name == definition.name }) else { continue }
-            throw DocumentValidation.error("missing required argument '\(definition.name)' of \(owner)", at: location)
+            throw DocumentValidation.error("missing required argument '\(definition.name)' of \(owner())", at: location)
         }
     }
 

@@ -14,26 +14,26 @@ extension DocumentValidation {
 
         /// The operations with their references, in document order.
         let operations: [(operation: OperationDefinition, references: References)]
-        /// The fragments with their references, by position (in document order).
-        let fragments: [(fragment: FragmentDefinition, references: References)]
-        /// The fragments' positions, for the spreads.
-        let table: DocumentFragments
+        /// The fragments, whose positions index `fragmentReferences`.
+        let fragments: DocumentFragments
+        /// The references of each fragment, by position (in document order).
+        let fragmentReferences: [References]
 
-        /// The usage of `operations` and the fragments of `table` (fragment names are unique).
-        init(operations: [OperationDefinition], fragments table: DocumentFragments) {
+        /// The usage of `operations` and `fragments` (fragment names are unique).
+        init(operations: [OperationDefinition], fragments: DocumentFragments) {
             self.operations = operations.map { operation in
                 var references = References()
                 Self.gather(operation.directives, into: &references)
                 Self.gather(operation.selections, into: &references)
                 return (operation, references)
             }
-            fragments = table.definitions.map { fragment in
+            fragmentReferences = fragments.definitions.map { fragment in
                 var references = References()
                 Self.gather(fragment.directives, into: &references)
                 Self.gather(fragment.selections, into: &references)
-                return (fragment, references)
+                return references
             }
-            self.table = table
+            self.fragments = fragments
         }
 
         /// The positions of the known fragments reachable from `references` through
@@ -45,12 +45,12 @@ extension DocumentValidation {
             var current = references
             while true {
                 for spread in current.spreads {
-                    guard let position = table.position(of: spread), !seen[position] else { continue }
+                    guard let position = fragments.position(of: spread), !seen[position] else { continue }
                     seen[position] = true
                     reached.append(position)
                 }
                 guard next < reached.count else { return reached }
-                current = fragments[reached[next]].references
+                current = fragmentReferences[reached[next]]
                 next += 1
             }
         }

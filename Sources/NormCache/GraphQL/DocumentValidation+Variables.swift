@@ -12,7 +12,7 @@ extension DocumentValidation {
                 throw error("there can be only one variable named '$\(variable.name)'", at: variable.location)
             }
             let owner = operation.name.map { "operation '\($0)'" } ?? "the anonymous operation"
-            let reached = usage.fragmentsReached(from: references).map { usage.fragments[$0].references }
+            let reached = usage.fragmentsReached(from: references).map { usage.fragmentReferences[$0] }
             for uses in [references] + reached {
                 for use in uses.variables where !defined.contains(use.name) {
                     throw error("variable '$\(use.name)' is not defined by \(owner)", at: use.location)
