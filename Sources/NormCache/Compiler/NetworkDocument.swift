@@ -38,18 +38,15 @@ enum NetworkDocument {
     /// (at `addedLocation`), as they are sent and normalized.
     static func complete(_ document: GraphQLDocument, operation: OperationDefinition, schema: Schema?,
                          keyRules: KeyRules) -> (operation: OperationDefinition, fragments: [FragmentDefinition]) {
-        var fragments: [FragmentDefinition] = []
-        var byName: [String: FragmentDefinition] = [:]
-        byName.reserveCapacity(document.definitions.count)
-        for case .fragment(let fragment) in document.definitions {
-            fragments.append(fragment)
-            if byName[fragment.name] == nil { byName[fragment.name] = fragment }
-        }
-        let used = GraphQLPrinter.usedFragments(operation.selections, in: byName)
-        let completer = SelectionCompleter(schema: schema, keyRules: keyRules, fragments: byName)
+        let fragments = DocumentFragments(document)
+        let used = GraphQLPrinter.usedFragments(operation.selections, in: fragments)
+        let completer = SelectionCompleter(schema: schema, keyRules: keyRules, fragments: fragments)
         var sent = operation
         sent.selections = completer.complete(operation.selections, on: schema?.rootTypes[operation.kind], isRoot: true)
-        let sentFragments = fragments.filter { used.contains($0.name) }.map { fragment in
+        // Every fragment of a used name (the first of a name is the one used).
+        let sentFragments = fragments.definitions.filter { fragment in
+            fragments.position(ofName: fragment.nameNumber).map { used[$0] } ?? false
+        }.map { fragment in
             var sentFragment = fragment
             sentFragment.selections = completer.complete(fragment.selections, on: fragment.typeCondition, isRoot: false)
             return sentFragment
@@ -62,8 +59,8 @@ enum NetworkDocument {
 private struct SelectionCompleter {
     let schema: Schema?
     let keyRules: KeyRules
-    /// The document's fragments by name, for spreads.
-    let fragments: [String: FragmentDefinition]
+    /// The document's fragments, for spreads.
+    let fragments: DocumentFragments
     /// Which fragments take which response keys, worked out once per key.
     private let takenKeys = TakenKeys()
 
@@ -146,7 +143,7 @@ private struct SelectionCompleter {
             case .inlineFragment(let inline):
                 if let condition = inline.typeCondition, inline.directives.isEmpty { types.insert(condition) }
             case .fragmentSpread(let spread):
-                if let condition = fragments[spread.name]?.typeCondition, spread.directives.isEmpty { types.insert(condition) }
+                if let condition = fragments[spread]?.typeCondition, spread.directives.isEmpty { types.insert(condition) }
             case .field:
                 break
             }
@@ -170,14 +167,16 @@ private struct SelectionCompleter {
     /// fragments and fragment spreads too.
     private func responseKeyIsTaken(_ name: String, in selections: [Selection]) -> Bool {
         let own = Self.takes(name, selections)
-        return own.taken || own.spreads.contains { spread in takenKeys.isTaken(name, inFragment: spread, fragments: fragments) }
+        return own.taken || own.spreads.contains { spread in
+            fragments.position(of: spread).map { takenKeys.isTaken(name, inFragment: $0, fragments: fragments) } ?? false
+        }
     }
 
     /// Whether `selections`, with their inline fragments but not their spreads, select a
     /// field of response key `name` that is not the plain field `name`; and the
     /// fragments they spread.
-    fileprivate static func takes(_ name: String, _ selections: [Selection]) -> (taken: Bool, spreads: [String]) {
-        var spreads: [String] = []
+    fileprivate static func takes(_ name: String, _ selections: [Selection]) -> (taken: Bool, spreads: [FragmentSpread]) {
+        var spreads: [FragmentSpread] = []
         var pending = [selections]
         while let next = pending.popLast() {
             for selection in next {
@@ -187,7 +186,7 @@ private struct SelectionCompleter {
                 case .inlineFragment(let inline):
                     pending.append(inline.selections)
                 case .fragmentSpread(let spread):
-                    spreads.append(spread.name)
+                    spreads.append(spread)
                 }
             }
         }
@@ -205,30 +204,29 @@ private struct SelectionCompleter {
 /// name: each fragment is walked once per key, however many sets spread it (a chain of
 /// fragments would otherwise be walked once per link).
 private final class TakenKeys {
-    /// Per key, whether each fragment worked out so far takes it.
-    private var taken: [String: [String: Bool]] = [:]
+    /// Per key, whether each fragment worked out so far takes it, by position.
+    private var taken: [String: [Bool?]] = [:]
 
-    /// Whether the fragment `fragmentName` of `fragments` takes `name`; an unknown
-    /// fragment takes nothing. Fragments do not spread themselves (validation refuses
-    /// cycles), but a fragment met again on the way counts as not taking it.
-    func isTaken(_ name: String, inFragment fragmentName: String, fragments: [String: FragmentDefinition]) -> Bool {
-        if let known = taken[name]?[fragmentName] { return known }
+    /// Whether the fragment at `position` of `fragments` takes `name`. Fragments do not
+    /// spread themselves (validation refuses cycles), but a fragment met again on the
+    /// way counts as not taking it; an unknown fragment takes nothing.
+    func isTaken(_ name: String, inFragment position: Int, fragments: DocumentFragments) -> Bool {
+        if let known = taken[name]?[position] { return known }
         // Taken out while it grows, so that it is not copied.
-        var memo = taken.removeValue(forKey: name) ?? [:]
+        var memo = taken.removeValue(forKey: name) ?? Array(repeating: nil, count: fragments.count)
         defer { taken[name] = memo }
         // A depth-first walk with an explicit stack: a fragment is decided once the
         // fragments it spreads are.
-        var stack: [(fragment: String, spreads: [String], next: Int)] = []
-        func enter(_ fragment: String) -> Bool? {
-            guard let definition = fragments[fragment] else { return false }
-            let own = SelectionCompleter.takes(name, definition.selections)
+        var stack: [(fragment: Int, spreads: [FragmentSpread], next: Int)] = []
+        func enter(_ fragment: Int) -> Bool? {
+            let own = SelectionCompleter.takes(name, fragments.definitions[fragment].selections)
             if own.taken { return true }
             memo[fragment] = false
             stack.append((fragment, own.spreads, 0))
             return nil
         }
-        if let decided = enter(fragmentName) {
-            memo[fragmentName] = decided
+        if let decided = enter(position) {
+            memo[position] = decided
             return decided
         }
         while let top = stack.last {
@@ -237,7 +235,7 @@ private final class TakenKeys {
                 continue
             }
             stack[stack.count - 1].next += 1
-            let spread = top.spreads[top.next]
+            guard let spread = fragments.position(of: top.spreads[top.next]) else { continue }
             let result: Bool
             if let known = memo[spread] {
                 result = known
@@ -250,9 +248,9 @@ private final class TakenKeys {
             if result {
                 // Every fragment on the stack spreads, through the others, one that takes it.
                 for entry in stack { memo[entry.fragment] = true }
-                return memo[fragmentName] ?? true
+                return memo[position] ?? true
             }
         }
-        return memo[fragmentName] ?? false
+        return memo[position] ?? false
     }
 }

@@ -60,10 +60,7 @@ struct OperationCompiler {
         // Refused before the network document and the plan inline anything.
         try InlinedDepth.check(operation.selections, fragments: userFragments)
         let sent = NetworkDocument.complete(document, operation: operation, schema: schema, keyRules: keyRules)
-        var fragments: [String: FragmentDefinition] = [:]
-        fragments.reserveCapacity(sent.fragments.count)
-        for fragment in sent.fragments { fragments[fragment.name] = fragment }
-        var planner = SelectionPlanner(schema: schema, fragments: fragments)
+        var planner = SelectionPlanner(schema: schema, fragments: DocumentFragments(sent.fragments, nameCount: document.fragmentNames.count))
         let plan = try planner.plan(sent.operation.selections, parentType: rootType)
         let printed = hasOperations
             ? GraphQLPrinter.print(sent.operation, fragments: sent.fragments)

@@ -9,13 +9,13 @@ struct SelectionPlanner {
     static let maximumDepth = 512
 
     let schema: Schema?
-    let fragments: [String: FragmentDefinition]
+    let fragments: DocumentFragments
     private var items = 0
     private var depth = 0
     /// Looks at the handle's interrupt flag every few hundred selections.
     private var interruptCheck = InterruptCheck()
 
-    init(schema: Schema?, fragments: [String: FragmentDefinition]) {
+    init(schema: Schema?, fragments: DocumentFragments) {
         self.schema = schema
         self.fragments = fragments
     }
@@ -51,7 +51,7 @@ struct SelectionPlanner {
                                                    isAdded: field.location == NetworkDocument.addedLocation,
                                                    location: field.location)))
             case .fragmentSpread(let spread):
-                guard let fragment = fragments[spread.name] else {
+                guard let fragment = fragments[spread] else {
                     throw NormCacheError(.document, "GraphQL error at \(spread.location): unknown fragment '\(spread.name)'")
                 }
                 planned.append(.group(typeCondition: fragment.typeCondition, conditions: try Self.conditions(spread.directives),

@@ -22,9 +22,11 @@ struct DocumentFragments {
         self.init(definitions, nameCount: document.fragmentNames.count)
     }
 
-    /// `definitions`, fragments of one document whose names are numbered below
-    /// `nameCount` (some of its fragments, as the network document keeps those it uses).
-    init(_ definitions: [FragmentDefinition], nameCount: Int) {
+    /// `definitions`, fragments of one document (all or some of them, as the network
+    /// document keeps those it uses), whose names are numbered below `nameCount`
+    /// (by default, past the largest number among them).
+    init(_ definitions: [FragmentDefinition], nameCount: Int? = nil) {
+        let nameCount = nameCount ?? definitions.reduce(0) { max($0, $1.nameNumber + 1) }
         var positionByName = Array(repeating: -1, count: nameCount)
         for (position, fragment) in definitions.enumerated() where positionByName[fragment.nameNumber] < 0 {
             positionByName[fragment.nameNumber] = position
@@ -38,6 +40,7 @@ struct DocumentFragments {
 
     /// The position of the first fragment named by name number `nameNumber`, or nil.
     func position(ofName nameNumber: Int) -> Int? {
+        guard nameNumber < positionByName.count else { return nil }
         let position = positionByName[nameNumber]
         return position < 0 ? nil : position
     }

@@ -13,12 +13,10 @@ enum GraphQLPrinter {
     /// The operation followed by the fragments of `fragments` that it uses, directly or
     /// through other fragments, in the order of `fragments` (the first of a name wins).
     static func print(_ operation: OperationDefinition, fragments: [FragmentDefinition]) -> String {
-        var byName: [String: FragmentDefinition] = [:]
-        for fragment in fragments where byName[fragment.name] == nil { byName[fragment.name] = fragment }
-        let used = usedFragments(operation.selections, in: byName)
+        let table = DocumentFragments(fragments)
+        let used = usedFragments(operation.selections, in: table)
         var text = print(operation)
-        var printed: Set<String> = []
-        for fragment in fragments where used.contains(fragment.name) && printed.insert(fragment.name).inserted {
+        for (position, fragment) in fragments.enumerated() where used[position] {
             text += "\n\n" + print(fragment)
         }
         return text
@@ -100,10 +98,10 @@ enum GraphQLPrinter {
         return text + "\""
     }
 
-    /// The names of the fragments that `selections` spread, directly or through the
-    /// fragments they spread (unknown names are left out; cycles end).
-    static func usedFragments(_ selections: [Selection], in fragments: [String: FragmentDefinition]) -> Set<String> {
-        var used: Set<String> = []
+    /// Whether `selections` spread each of `fragments`, by position: directly or
+    /// through the fragments they spread (unknown names are left out; cycles end).
+    static func usedFragments(_ selections: [Selection], in fragments: DocumentFragments) -> [Bool] {
+        var used = [Bool](repeating: false, count: fragments.count)
         var pending = [selections]
         while let next = pending.popLast() {
             for selection in next {
@@ -113,8 +111,9 @@ enum GraphQLPrinter {
                 case .inlineFragment(let inline):
                     pending.append(inline.selections)
                 case .fragmentSpread(let spread):
-                    if let fragment = fragments[spread.name], used.insert(spread.name).inserted {
-                        pending.append(fragment.selections)
+                    if let position = fragments.position(of: spread), !used[position] {
+                        used[position] = true
+                        pending.append(fragments.definitions[position].selections)
                     }
                 }
             }
