@@ -12,8 +12,8 @@ extension DocumentValidation {
         }
         try checkCycles(usage)
         var used = [Bool](repeating: false, count: usage.fragments.count)
-        for (_, references) in usage.operations {
-            for position in usage.fragmentsReached(from: references) { used[position] = true }
+        for reached in usage.fragmentsReached {
+            for position in reached { used[position] = true }
         }
         // A document of fragments for direct cache access may hold fragments besides the
         // one used and those it spreads.

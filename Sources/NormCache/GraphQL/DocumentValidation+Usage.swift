@@ -18,6 +18,9 @@ extension DocumentValidation {
         let fragments: DocumentFragments
         /// The references of each fragment, by position (in document order).
         let fragmentReferences: [References]
+        /// For each operation, the positions of the known fragments it reaches through
+        /// spreads, directly or through other fragments, each once, breadth first.
+        let fragmentsReached: [[Int]]
 
         /// The usage of `operations` and `fragments` (fragment names are unique).
         init(operations: [OperationDefinition], fragments: DocumentFragments) {
@@ -34,25 +37,32 @@ extension DocumentValidation {
                 return references
             }
             self.fragments = fragments
+            fragmentsReached = self.operations.map { [fragmentReferences] operation in
+                Self.fragmentsReached(from: operation.references.spreads, fragments: fragments, references: fragmentReferences)
+            }
         }
 
-        /// The positions of the known fragments reachable from `references` through
-        /// spreads, directly or through other fragments, each once, breadth first.
-        func fragmentsReached(from references: References) -> [Int] {
+        /// The positions of the known fragments of `fragments` (whose references are
+        /// `references`) that `spreads` reach, directly or through other fragments, each
+        /// once, breadth first.
+        private static func fragmentsReached(from spreads: [FragmentSpread], fragments: DocumentFragments,
+                                             references: [References]) -> [Int] {
             var reached: [Int] = []
             var seen = [Bool](repeating: false, count: fragments.count)
-            var next = 0
-            var current = references
-            while true {
-                for spread in current.spreads {
+            func visit(_ spreads: [FragmentSpread]) {
+                for spread in spreads {
                     guard let position = fragments.position(of: spread), !seen[position] else { continue }
                     seen[position] = true
                     reached.append(position)
                 }
-                guard next < reached.count else { return reached }
-                current = fragmentReferences[reached[next]]
+            }
+            visit(spreads)
+            var next = 0
+            while next < reached.count {
+                visit(references[reached[next]].spreads)
                 next += 1
             }
+            return reached
         }
 
         /// Adds the spreads and variables of `selections` and everything below them.

@@ -6,18 +6,19 @@ extension DocumentValidation {
     /// operation`, at the argument that uses it). Variables defined but not used are
     /// allowed.
     static func checkVariables(_ usage: Usage) throws(NormCacheError) {
-        for (operation, references) in usage.operations {
+        for ((operation, references), reached) in zip(usage.operations, usage.fragmentsReached) {
             var defined: Set<String> = []
             for variable in operation.variables where !defined.insert(variable.name).inserted {
                 throw error("there can be only one variable named '$\(variable.name)'", at: variable.location)
             }
-            let owner = operation.name.map { "operation '\($0)'" } ?? "the anonymous operation"
-            let reached = usage.fragmentsReached(from: references).map { usage.fragmentReferences[$0] }
-            for uses in [references] + reached {
-                for use in uses.variables where !defined.contains(use.name) {
+            func checkDefined(_ uses: [(name: String, location: SourceLocation)]) throws(NormCacheError) {
+                for use in uses where !defined.contains(use.name) {
+                    let owner = operation.name.map { "operation '\($0)'" } ?? "the anonymous operation"
                     throw error("variable '$\(use.name)' is not defined by \(owner)", at: use.location)
                 }
             }
+            try checkDefined(references.variables)
+            for position in reached { try checkDefined(usage.fragmentReferences[position].variables) }
         }
     }
 }
@@ -56,16 +57,19 @@ extension DocumentValidation {
     /// at the argument that holds the variable:
     /// `variable '$n' of type 'String' is used in a position expecting type 'Int'`.
     static func checkVariableUsages(_ usage: Usage, typed: TypedVariableUses) throws(NormCacheError) {
-        for ((operation, references), uses) in zip(usage.operations, typed.operations) {
-            let reached = usage.fragmentsReached(from: references).map { typed.fragments[$0] }
+        for ((operation, reached), uses) in zip(zip(usage.operations.map(\.operation), usage.fragmentsReached), typed.operations) {
             var variables: [String: VariableDefinition] = [:]
             for variable in operation.variables where variables[variable.name] == nil { variables[variable.name] = variable }
-            for use in ([uses] + reached).joined() {
-                guard let variable = variables[use.name],
-                      !isAllowed(variable, in: use) else { continue }
-                throw error("variable '$\(use.name)' of type '\(GraphQLPrinter.print(variable.type))' is used in a position expecting type '\(GraphQLPrinter.print(use.expected))'",
-                            at: use.location)
+            func checkAllowed(_ uses: [TypedVariableUse]) throws(NormCacheError) {
+                for use in uses {
+                    guard let variable = variables[use.name],
+                          !isAllowed(variable, in: use) else { continue }
+                    throw error("variable '$\(use.name)' of type '\(GraphQLPrinter.print(variable.type))' is used in a position expecting type '\(GraphQLPrinter.print(use.expected))'",
+                                at: use.location)
+                }
             }
+            try checkAllowed(uses)
+            for position in reached { try checkAllowed(typed.fragments[position]) }
         }
     }
 

@@ -144,6 +144,33 @@ import Testing
         """) == "GraphQL error at line 4, column 27: fragment cycle: B → C → B")
     }
 
+    @Test func spreadsFindFragmentsDefinedBeforeOrAfterThemAndNameTheOnesMissing() throws {
+        // Spreads are resolved to their fragments' positions once; the messages still
+        // name the fragments, and cycles give their path in names.
+        #expect(try problem("""
+        { hero { ...C ...A } }
+        fragment A on Character { ...B }
+        fragment C on Character { name }
+        fragment B on Character { ...Missing }
+        """) == "GraphQL error at line 4, column 27: unknown fragment 'Missing'")
+        #expect(try problem("""
+        { hero { ...C } }
+        fragment A on Character { ...B }
+        fragment C on Character { ...A }
+        fragment B on Character { friends { ...C } }
+        """) == "GraphQL error at line 3, column 27: fragment cycle: A → B → C → A")
+        #expect(try problem("""
+        { hero { ...C } }
+        fragment A on Character { id }
+        fragment C on Character { name }
+        """) == "GraphQL error at line 2, column 1: fragment 'A' is never used")
+        #expect(try problem("""
+        { hero { ...C } }
+        fragment A on Character { id }
+        fragment C on Character { ...A }
+        """) == nil)
+    }
+
     @Test func everyFragmentIsUsed() throws {
         #expect(try problem("""
         { hero { ...Used } }
