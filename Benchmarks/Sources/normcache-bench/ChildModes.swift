@@ -26,16 +26,19 @@ enum ChildModes {
     }
 
     /// Writes and reads the large response into a new cache; reports the resident set
-    /// at the start and its peak.
+    /// at the start and its peak, and the bytes of the pages the write added to the
+    /// file (its transaction's dirty pages: the cache was new).
     private static func largeMemory(response path: String, cache cachePath: String) throws -> [String: Any] {
         let start = residentBytes()
         guard let response = FileManager.default.contents(atPath: path) else { throw BenchError("cannot read \(path)") }
         let cache = try CacheClient(path: cachePath)
         try cache.configure(Responses.keyByID)
         let operation = try cache.prepare(Responses.largeQuery)
+        let before = try cache.statNumber("bytes_used")
         try response.withUnsafeBytes { _ = try cache.write(operation, response: $0) }
+        let written = try cache.statNumber("bytes_used") - before
         try cache.read(operation)
-        return ["start_bytes": Double(start), "peak_bytes": Double(peakResidentBytes())]
+        return ["start_bytes": Double(start), "peak_bytes": Double(peakResidentBytes()), "written_bytes": Double(written)]
     }
 
     /// The peak resident set of this process image (VmHWM of /proc/self/status).
