@@ -141,7 +141,8 @@ extension Bench {
         add(Figure(workload: "concurrency", measure: "threads: durable write, 1 writer + 2 readers", normcache: perWrite(cacheCounts),
                    objects: 1, baselineName: "raw LMDB, same threads", baseline: perWrite(rawCounts)))
         add(Figure(workload: "concurrency", measure: "threads: read, 1 writer + 2 readers", normcache: perRead(cacheCounts),
-                   objects: 1, baselineName: "raw LMDB, same threads", baseline: perRead(rawCounts)))
+                   objects: 1, baselineName: "raw LMDB, same threads", baseline: perRead(rawCounts),
+                   target: Target(kind: .ratioAtMost, bound: 1.5)))
 
         var processCounts: [LoadCounts] = []
         for run in 0..<options.runs {

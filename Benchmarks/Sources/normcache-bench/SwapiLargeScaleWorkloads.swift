@@ -28,7 +28,7 @@ extension Bench {
         let label = "\(response.count / 1_000_000) MB"
         let testCase = ResponseCase(workload: "large", label: label, query: Responses.largeQuery,
                                     config: Responses.keyByID, response: response, objects: Responses.objectCount(response))
-        addResponseFigures(testCase, try measure(testCase), targeted: false)
+        addResponseFigures(testCase, try measure(testCase), targeted: true)
 
         let responsePath = try scratchFile("large.json", response)
         var peaks = Series(), floors = Series()
@@ -60,7 +60,7 @@ extension Bench {
             let testCase = ResponseCase(workload: "scale", label: "N=\(posts)", query: Responses.feedQuery,
                                         config: Responses.keyByID, response: Responses.feed(posts: posts), objects: 2 * posts)
             let series = try measure(testCase)
-            addResponseFigures(testCase, series, targeted: false)
+            addResponseFigures(testCase, series, targeted: true)
             let scale = { (series: Series) in Series(values: series.values.map { $0 / Double(2 * posts) }) }
             perObject.append((posts, scale(series.coldWrite), scale(series.read)))
         }
@@ -68,9 +68,9 @@ extension Bench {
         let reference = perObject.first { $0.size == 10_000 } ?? perObject[0]
         add(Figure(workload: "scale", measure: "write time per object N=\(largest.size)", normcache: largest.write,
                    baselineName: "per object at N=\(reference.size)", baseline: reference.write,
-                   target: Target(kind: .ratioAtMost, bound: 1.5)))
+                   target: Target(kind: .ratioAtMost, bound: 1.3)))
         add(Figure(workload: "scale", measure: "read time per object N=\(largest.size)", normcache: largest.read,
                    baselineName: "per object at N=\(reference.size)", baseline: reference.read,
-                   target: Target(kind: .ratioAtMost, bound: 1.5)))
+                   target: Target(kind: .ratioAtMost, bound: 1.3)))
     }
 }
