@@ -83,16 +83,24 @@ struct Reader: ~Copyable {
                    maxAge: freshness.rootMaxAge, isRoot: true, rootTyped: isOperationRoot)
     }
 
+    /// `found`: what a `ListLookahead` found for the reference, if it looked it up.
     private mutating func object(_ key: UnsafeRawBufferPointer, plan: Unmanaged<SelectionPlan>, declaredType: Int32,
                                  via parent: UnsafeMutablePointer<ObjectShape.Field>?, remember: Bool, maxAge: UInt32,
-                                 isRoot: Bool = false, rootTyped: Bool = false) throws(NormCacheError) {
+                                 isRoot: Bool = false, rootTyped: Bool = false,
+                                 found: ListLookahead.Found = .notLookedUp) throws(NormCacheError) {
         // An operation's root record never written reads as one without fields (field
         // policies may still resolve); any other missing record is missing at its
         // reference (a fragment's, at the root of its data).
         try enter()
         defer { depth -= 1 }
         var record: RecordView?
-        if let stored = try find(key, via: remember ? parent : nil) {
+        let stored: UnsafeRawBufferPointer?
+        switch found {
+        case .record(let bytes): stored = bytes
+        case .absent: stored = nil
+        case .notLookedUp: stored = try find(key, via: remember ? parent : nil)
+        }
+        if let stored {
             CacheLines.prefetch(stored)
             guard let view = RecordView(stored) else { throw txn.damaged(key) }
             record = view
@@ -262,9 +270,11 @@ struct Reader: ~Copyable {
 
     /// Appends one stored value: leaves as stored, references followed through the
     /// field's plan (whose max age, `maxAge`, the objects' fields inherit); `level`
-    /// counts the lists entered within the field's type.
+    /// counts the lists entered within the field's type; `found`, what a `ListLookahead`
+    /// found for the value, a list's element.
     private mutating func value(_ reader: inout ByteReader, field: UnsafeMutablePointer<ObjectShape.Field>, level: Int,
-                                recordKey: UnsafeRawBufferPointer, maxAge: UInt32) throws(NormCacheError) {
+                                recordKey: UnsafeRawBufferPointer, maxAge: UInt32,
+                                found: ListLookahead.Found = .notLookedUp) throws(NormCacheError) {
         let start = reader.offset
         guard let tagByte = reader.readByte(), let tag = FieldValue.Tag(rawValue: tagByte) else { throw txn.damaged(recordKey) }
         let plan = field.pointee.plan
@@ -287,19 +297,27 @@ struct Reader: ~Copyable {
             guard let plan, let length = reader.readLength(), let key = reader.readBytes(length), !key.isEmpty else {
                 throw txn.damaged(recordKey)
             }
-            try object(key, plan: plan, declaredType: field.pointee.namedType, via: field, remember: true, maxAge: maxAge)
+            try object(key, plan: plan, declaredType: field.pointee.namedType, via: field, remember: true, maxAge: maxAge, found: found)
         case .list where plan != nil:
             try enter()
             defer { depth -= 1 }
-            guard let count = reader.readVarint(), let bodyLength = reader.readUInt32(),
+            guard let storedCount = reader.readVarint(), let bodyLength = reader.readUInt32(),
                   let body = reader.readBytes(Int(bodyLength)) else { throw txn.damaged(recordKey) }
+            let count = Int(clamping: storedCount)
             var elements = ByteReader(body)
+            // A long list of records the read does not keep: looked up ahead of the element read.
+            var lookahead: ListLookahead?
             out.append(UInt8(ascii: "["))
             for position in 0..<count {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
-                path.append(Int(position))
+                path.append(position)
                 defer { path.removeLast() }
-                try value(&elements, field: field, level: level + 1, recordKey: recordKey, maxAge: maxAge)
+                if lookahead == nil, count >= ListLookahead.minimumCount, !field.pointee.usesRecordCache {
+                    lookahead = ListLookahead(elements, from: position, count: count)
+                }
+                lookahead?.lookUp(from: position, with: &lookup)
+                try value(&elements, field: field, level: level + 1, recordKey: recordKey, maxAge: maxAge,
+                          found: lookahead?.found(at: position) ?? .notLookedUp)
             }
             out.append(UInt8(ascii: "]"))
         default:

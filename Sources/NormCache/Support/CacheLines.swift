@@ -14,4 +14,13 @@ enum CacheLines {
             offset &+= 64
         }
     }
+
+    /// Asks for every 64-byte line of `bytes`, the first one too: for bytes the CPU
+    /// reads later, not next.
+    @inline(__always)
+    static func prefetchAll(_ bytes: UnsafeRawBufferPointer) {
+        guard let start = bytes.baseAddress else { return }
+        normcache_prefetch(start)
+        prefetch(bytes)
+    }
 }
