@@ -60,10 +60,11 @@ struct OperationCompiler {
         // Refused before the network document and the plan inline anything.
         try InlinedDepth.check(operation.selections, fragments: userFragments)
         let sent = NetworkDocument.complete(document, operation: operation, schema: schema, keyRules: keyRules)
-        var planner = SelectionPlanner(schema: schema, fragments: DocumentFragments(sent.fragments, nameCount: document.fragmentNames.count))
+        let sentFragments = DocumentFragments(sent.fragments, nameCount: document.fragmentNames.count)
+        var planner = SelectionPlanner(schema: schema, fragments: sentFragments)
         let plan = try planner.plan(sent.operation.selections, parentType: rootType)
         let printed = hasOperations
-            ? GraphQLPrinter.print(sent.operation, fragments: sent.fragments)
+            ? GraphQLPrinter.print(sent.operation, fragments: sentFragments)
             : sent.fragments.map(GraphQLPrinter.print).joined(separator: "\n\n")
         return Compiled(name: name, document: printed, root: root, rootType: rootType, plan: plan,
                         variableDefinitions: variableDefinitions)

@@ -13,10 +13,14 @@ enum GraphQLPrinter {
     /// The operation followed by the fragments of `fragments` that it uses, directly or
     /// through other fragments, in the order of `fragments` (the first of a name wins).
     static func print(_ operation: OperationDefinition, fragments: [FragmentDefinition]) -> String {
-        let table = DocumentFragments(fragments)
+        print(operation, fragments: DocumentFragments(fragments))
+    }
+
+    /// `print(_:fragments:)` for fragments already in a table.
+    static func print(_ operation: OperationDefinition, fragments table: DocumentFragments) -> String {
         let used = usedFragments(operation.selections, in: table)
         var text = print(operation)
-        for (position, fragment) in fragments.enumerated() where used[position] {
+        for (position, fragment) in table.definitions.enumerated() where used[position] {
             text += "\n\n" + print(fragment)
         }
         return text

@@ -220,8 +220,12 @@ final class RecordStore: @unchecked Sendable {
 
     /// Whether the handle is closed.
     var closed: Bool {
-        if ownTransaction != nil { return false }
-        return state.withSharedAccess { isClosed }
+        do {
+            try checkOpen()
+            return false
+        } catch {
+            return true
+        }
     }
 
     /// Throws `.invalidArgument` when the handle is closed.

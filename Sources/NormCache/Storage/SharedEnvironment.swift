@@ -511,7 +511,8 @@ final class SharedEnvironment: @unchecked Sendable {
     func mapFacts() throws(NormCacheError) -> (mapSize: Int, pageSize: Int, bytesUsed: Int) {
         try access.withSharedAccess { () throws(NormCacheError) in
             let environment = try openEnvironment()
-            return (environment.info().me_mapsize, environment.pageSize, CacheFileCheck.usedBytes(environment) ?? 0)
+            let info = environment.info()
+            return (info.me_mapsize, environment.pageSize, CacheFileCheck.usedBytes(info, pageSize: environment.pageSize) ?? 0)
         }
     }
 

@@ -70,7 +70,7 @@ import Testing
         given.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: " "))
         let response = Array(#"{"data": {"pet": {"__typename": "Pet", "id": "1", "name": "Polly"}}}"#.utf8)
         let changed = try variables.withUnsafeBytes { (bytes) in
-            try response.withUnsafeBytes { (responseBytes) in
+            response.withUnsafeBytes { (responseBytes) in
                 Result { () throws(NormCacheError) in try test.cache.write(pet, variables: bytes, response: responseBytes) }
             }
         }.get()
