@@ -305,15 +305,17 @@ struct Reader: ~Copyable {
                   let body = reader.readBytes(Int(bodyLength)) else { throw txn.damaged(recordKey) }
             let count = Int(clamping: storedCount)
             var elements = ByteReader(body)
-            // A long list of records the read does not keep: looked up ahead of the element read.
+            // A long list of records the read does not keep, or of thousands: looked up
+            // before the element is read (repeats in key order are next to each other).
             var lookahead: ListLookahead?
             out.append(UInt8(ascii: "["))
             for position in 0..<count {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
                 path.append(position)
                 defer { path.removeLast() }
-                if lookahead == nil, count >= ListLookahead.minimumCount, !field.pointee.usesRecordCache {
-                    lookahead = ListLookahead(elements, from: position, count: count)
+                if lookahead == nil, count >= ListLookahead.minimumCount,
+                   !field.pointee.usesRecordCache || count &- position >= ListLookahead.keyOrderMinimumCount {
+                    lookahead = try ListLookahead(elements, from: position, count: count, lookup: &lookup, interrupt: &interruptCheck)
                 }
                 lookahead?.lookUp(from: position, with: &lookup)
                 try value(&elements, field: field, level: level + 1, recordKey: recordKey, maxAge: maxAge,

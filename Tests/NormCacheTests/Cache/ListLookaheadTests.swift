@@ -2,9 +2,10 @@ import TestSupport
 import Testing
 @testable import NormCache
 
-/// Long lists of references, whose records the reader looks up ahead of the element it
-/// writes (`ListLookahead`): what a read returns, misses and throws is the same as one
-/// element at a time, element by element, across the lookahead's start and its ring.
+/// Long lists of references, whose records the reader looks up before it writes their
+/// elements (`ListLookahead`: a few ahead, or all in key order for thousands): what a
+/// read returns, misses and throws is the same as one element at a time, element by
+/// element, across the lookahead's start, its ring and the key order.
 @Suite struct ListLookaheadTests {
     static let schema = """
     type Query { items: [Item] strict: [Item!] grid: [[Item]] }
@@ -77,5 +78,62 @@ import Testing
         let references = (0..<100).map { $0 == 90 ? "null" : #"{"$reference": "Item:\#($0)"}"# }
         _ = try test.cache.put(json: #"{"QUERY_ROOT": {"strict": [\#(references.joined(separator: ","))]}}"#)
         #expect(throws: NormCacheError(.data, "the cache holds null at strict.90, a non-null position")) { try test.cache.read(read) }
+    }
+
+    /// 5,000 elements (looked up in key order), put as a record so that the list holds
+    /// every kind of element: references in an order unlike their keys', to records
+    /// present and removed, nulls, a number and a string where objects belong.
+    @Test func thousandsOfElementsReadInKeyOrderElementForElement() throws {
+        let test = try Self.cache()
+        let count = 5_000
+        let ids = (0..<count).map { ($0 * 7_919) % count }
+        let removed: Set = [0, 1, 2, 63, 64, 65, 1_000, 1_001, 4_095, 4_096, 4_999]
+        var elements: [String] = [], data: [String] = [], paths: [String] = []
+        var records: [String] = []
+        for position in 0..<count {
+            let id = ids[position]
+            if position % 37 == 5 {
+                elements.append("null")
+                data.append("null")
+                continue
+            }
+            if position == 700 || position == 2_800 {
+                elements.append(position == 700 ? "7" : #""x""#)
+                data.append("null")
+                paths.append("items.\(position)")
+                continue
+            }
+            elements.append(#"{"$reference": "Item:\#(id)"}"#)
+            if removed.contains(position) {
+                data.append("null")
+                paths.append("items.\(position)")
+            } else {
+                records.append(#""Item:\#(id)": {"id": "\#(id)", "n": \#(id * 7)}"#)
+                data.append(Self.item(id))
+            }
+        }
+        _ = try test.cache.put(json: "{\(records.joined(separator: ",")), \"QUERY_ROOT\": {\"items\": [\(elements.joined(separator: ","))]}}")
+
+        let read = try test.cache.prepare("{ items { id n } }")
+        let expected = "MISS \(paths) {\"items\":[\(data.joined(separator: ","))]}"
+        #expect(try test.cache.readText(read, partial: true) == expected)
+        #expect(try test.cache.readText(read, partial: true) == expected)
+    }
+
+    /// In key order too, the error a read throws is the first in document order.
+    @Test func thousandsOfElementsThrowInDocumentOrder() throws {
+        let test = try Self.cache()
+        let count = 5_000
+        let records = (0..<count).map { #""Item:\#($0)": {"id": "\#($0)", "n": \#($0 * 7)}"# }
+        let references = (0..<count).map { #"{"$reference": "Item:\#($0)"}"# }
+        _ = try test.cache.put(json: "{\(records.joined(separator: ",")), \"QUERY_ROOT\": {\"strict\": [\(references.joined(separator: ","))]}}")
+        try DamagedRecordTests.store([0xff], as: "Item:4500", in: test.cache)
+        let read = try test.cache.prepare("{ strict { id n } }")
+        #expect(throws: NormCacheError(.notACache, "the record 'Item:4500' in '\(test.path)' is damaged")) { try test.cache.read(read) }
+
+        var nulled = references
+        nulled[4_400] = "null"
+        _ = try test.cache.put(json: "{\"QUERY_ROOT\": {\"strict\": [\(nulled.joined(separator: ","))]}}")
+        #expect(throws: NormCacheError(.data, "the cache holds null at strict.4400, a non-null position")) { try test.cache.read(read) }
     }
 }
