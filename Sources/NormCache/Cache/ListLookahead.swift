@@ -32,30 +32,36 @@ struct ListLookahead: ~Copyable {
     /// bytes asked for (a power of two).
     static var distance: Int { Slots.count }
     /// The shortest list worth looking ahead in.
-    static let minimumCount = 16
+    static let minimumCount = 64
     /// The fewest elements left in a list for its records to be looked up in key order.
     static let keyOrderMinimumCount = 4096
 
+    /// Whether `start` was called: the reader asks the lookahead, else reads each element itself.
+    private(set) var isActive = false
     /// The elements not scanned yet.
-    private var scanner: ByteReader
+    private var scanner = ByteReader(UnsafeRawBufferPointer(start: nil, count: 0))
     /// The position of the next element to scan.
-    private var scanned: Int
+    private var scanned = 0
     /// The list's length.
-    private let count: Int
+    private var count = 0
     /// What was found for the last `distance` elements scanned, by position modulo `distance`.
     private var slots = Slots(repeating: .notLookedUp)
     /// What was found for every element from `first` on, when looked up in key order
     /// (else empty).
     private var inKeyOrder = PlainArray<Found>()
     /// The position the lookahead started at.
-    private let first: Int
+    private var first = 0
 
-    /// A lookahead over the elements of a list of `count` from position `position` on,
-    /// whose bytes `rest` starts at. A long rest has its records looked up now, in key
-    /// order, in `lookup`, passing `interrupt` once a record; when memory for that cannot
-    /// be had, they are looked up ahead as for a shorter list.
-    init(_ rest: ByteReader, from position: Int, count: Int, lookup: inout RecordLookup,
-         interrupt: inout InterruptCheck) throws(NormCacheError) {
+    /// A lookahead not started: one per list, kept in place (it is large to copy).
+    init() {}
+
+    /// Starts looking ahead over the elements of a list of `count` from position
+    /// `position` on, whose bytes `rest` starts at. A long rest has its records looked up
+    /// now, in key order, in `lookup`, passing `interrupt` once a record; when memory for
+    /// that cannot be had, they are looked up ahead as for a shorter list.
+    mutating func start(_ rest: ByteReader, from position: Int, count: Int, lookup: inout RecordLookup,
+                        interrupt: inout InterruptCheck) throws(NormCacheError) {
+        isActive = true
         scanner = rest
         scanned = position
         first = position

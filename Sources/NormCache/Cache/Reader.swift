@@ -307,19 +307,22 @@ struct Reader: ~Copyable {
             var elements = ByteReader(body)
             // A long list of records the read does not keep, or of thousands: looked up
             // before the element is read (repeats in key order are next to each other).
-            var lookahead: ListLookahead?
+            var lookahead = ListLookahead()
             out.append(UInt8(ascii: "["))
             for position in 0..<count {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
                 path.append(position)
                 defer { path.removeLast() }
-                if lookahead == nil, count >= ListLookahead.minimumCount,
+                if !lookahead.isActive, count >= ListLookahead.minimumCount,
                    !field.pointee.usesRecordCache || count &- position >= ListLookahead.keyOrderMinimumCount {
-                    lookahead = try ListLookahead(elements, from: position, count: count, lookup: &lookup, interrupt: &interruptCheck)
+                    try lookahead.start(elements, from: position, count: count, lookup: &lookup, interrupt: &interruptCheck)
                 }
-                lookahead?.lookUp(from: position, with: &lookup)
-                try value(&elements, field: field, level: level + 1, recordKey: recordKey, maxAge: maxAge,
-                          found: lookahead?.found(at: position) ?? .notLookedUp)
+                var found = ListLookahead.Found.notLookedUp
+                if lookahead.isActive {
+                    lookahead.lookUp(from: position, with: &lookup)
+                    found = lookahead.found(at: position)
+                }
+                try value(&elements, field: field, level: level + 1, recordKey: recordKey, maxAge: maxAge, found: found)
             }
             out.append(UInt8(ascii: "]"))
         default:
