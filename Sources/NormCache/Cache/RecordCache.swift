@@ -26,6 +26,10 @@ struct RecordCache: ~Copyable {
     static let maximumSlots = 1 << 18
     /// The most bytes of keys kept.
     static let maximumKeyBytes = 16 << 20
+    /// The slots of a new table.
+    private static let firstSlots = 256
+    /// The bytes of an entry of a typical key (`User:1234567`).
+    private static let typicalEntry = 24
 
     private var table = HashSlots<Slot>()
     /// An entry a key: the record's length and the key's (4 bytes each), then the key.
@@ -84,7 +88,9 @@ struct RecordCache: ~Copyable {
     /// Doubles the table; false when its slots cannot be had (the table stays as it was).
     private mutating func grow() -> Bool {
         let old: UnsafeMutableBufferPointer<Slot>?
-        do { old = try table.double(minimum: 256, empty: Slot(hash: 0, entry: 0, record: nil)) } catch { return false }
+        do { old = try table.double(minimum: Self.firstSlots, empty: Slot(hash: 0, entry: 0, record: nil)) } catch { return false }
+        // Room for the keys of the first slots at once: a small read takes one block for them.
+        if old == nil { keys = ByteBuffer(capacity: Self.firstSlots / 2 * Self.typicalEntry) }
         if let old {
             for slot in old where slot.entry != 0 { place(slot) }
             HashSlots.discard(old)
