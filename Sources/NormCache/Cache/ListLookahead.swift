@@ -66,7 +66,10 @@ struct ListLookahead: ~Copyable {
         scanned = position
         first = position
         self.count = count
-        if count &- position >= Self.keyOrderMinimumCount, count <= Int32.max {
+        // Every element takes a byte at least: a count beyond the bytes left is a damaged
+        // record (the reader meets it), not room to reserve.
+        let left = count &- position
+        if left >= Self.keyOrderMinimumCount, left <= rest.bytes.count &- rest.offset, count <= Int32.max {
             try lookUpInKeyOrder(with: &lookup, interrupt: &interrupt)
         }
     }

@@ -33,6 +33,20 @@ import Testing
         #expect(throws: damaged) { try test.cache.record("QUERY_ROOT") }
     }
 
+    /// A list of objects that claims 2^28 elements in an empty body: the read looks its
+    /// records up ahead of it (`ListLookahead`) without reserving room for the count it
+    /// claims, and answers with the damaged-record error, at once.
+    @Test func aListOfObjectsLongerThanItsBodyReservesNothing() throws {
+        let test = try TestCache()
+        var bytes = Self.damagedList
+        bytes.replaceSubrange(59...63, with: [0x80, 0x80, 0x80, 0x80, 0x01])  // the count, 2^28
+        try Self.store(bytes, as: "QUERY_ROOT", in: test.cache)
+        let operation = try test.cache.prepare("{ list { a } }")
+        #expect(throws: NormCacheError(.notACache, "the record 'QUERY_ROOT' in '\(test.path)' is damaged")) {
+            try test.cache.read(operation)
+        }
+    }
+
     @Test func aReferenceToAnEmptyKeyIsDamaged() throws {
         let test = try TestCache()
         var bytes = Self.damagedList
