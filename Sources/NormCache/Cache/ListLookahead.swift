@@ -145,7 +145,7 @@ struct ListLookahead: ~Copyable {
         while scanned < count {
             let position = scanned
             scanned &+= 1
-            if let key = nextKey() {
+            if let key = nextKey(), key.count <= Int32.max {
                 references.append(ElementKey(start: key.baseAddress.assumedPresent, count: Int32(truncatingIfNeeded: key.count),
                                              position: Int32(truncatingIfNeeded: position &- first)))
             }
