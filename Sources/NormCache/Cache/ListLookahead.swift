@@ -3,13 +3,14 @@
 ///
 /// Over a file larger than the CPU's caches, each record a list refers to is a B-tree
 /// search and a record out of the cache: one element at a time, every one of those
-/// waits on memory. A list of at least `keyOrderMinimumCount` elements has all its
-/// records looked up first, in key order, where one search after another stays on the
-/// same B-tree pages (LMDB's cursor looks on its current leaf page first); a shorter one
-/// has them looked up `distance` elements ahead. Either way the bytes of the record
-/// `distance` elements ahead are asked for while the reader writes this one. The
-/// reader uses it for the lists whose records it does not keep in its `RecordCache`
-/// (each referred to once, like the posts of a feed).
+/// waits on memory. A list with at least `keyOrderMinimumCount` elements left has all
+/// their records looked up first, in key order, where one search after another stays on
+/// the same B-tree pages (LMDB's cursor looks on its current leaf page first; repeated
+/// keys are next to each other); a shorter one, of `minimumCount` or more, has them
+/// looked up `distance` elements ahead. Either way the bytes of the record `distance`
+/// elements ahead are asked for while the reader writes this one. The reader looks
+/// ahead in the lists whose records it does not keep in its `RecordCache` (each
+/// referred to once, like the posts of a feed), and in key order in any list that long.
 ///
 /// It changes nothing of what a read returns or throws: an element that is not a
 /// reference, or whose lookup fails, is left to the reader, which looks it up in its turn
