@@ -101,7 +101,8 @@ struct Reader: ~Copyable {
         case .notLookedUp: stored = try find(key, via: remember ? parent : nil)
         }
         if let stored {
-            CacheLines.prefetch(stored)
+            // A record the lookahead found had its lines asked for then.
+            if case .notLookedUp = found { CacheLines.prefetch(stored) }
             guard let view = RecordView(stored) else { throw txn.damaged(key) }
             record = view
         } else if !(isRoot && rootTyped) {
@@ -374,12 +375,13 @@ struct Reader: ~Copyable {
                                via field: UnsafeMutablePointer<ObjectShape.Field>?) throws(NormCacheError) -> UnsafeRawBufferPointer? {
         guard let field, field.pointee.usesRecordCache else { return try stored(key) }
         field.pointee.cacheLookups &+= 1
-        if let known = records.record(key) {
+        let hash = records.hash(key)
+        if let known = records.record(key, hash: hash) {
             field.pointee.cacheHits &+= 1
             return known
         }
         guard let stored = try stored(key) else { return nil }
-        records.insert(key, stored)
+        records.insert(key, stored, hash: hash)
         return stored
     }
 

@@ -5,94 +5,133 @@ import Glibc
 /// B-tree search. Records point into the read transaction's memory map, so the cache
 /// lives no longer than its transaction.
 ///
-/// An open-addressing table of 16-byte slots that doubles up to `maximumSlots`; past
+/// An open-addressing table of 32-byte slots that doubles up to `maximumSlots`; past
 /// that, or when memory cannot be had, it stops taking records (lookups still answer),
-/// so a read of millions of records holds a few megabytes at most. The keys are copied,
-/// one after another, into a block of their own: over a large file, the references a
-/// key was first read from lie anywhere in the map, and comparing a key there cost a
-/// cache miss a lookup. A slot keeps 32 bits of its key's hash, so a probe of another
-/// key rarely reads a key at all.
+/// so a read of millions of records holds a few megabytes at most. A slot holds 32 bits
+/// of its key's hash, the record's address and length, and a key of up to
+/// `inlineKeyBytes` bytes itself (`User:1234567`): a hit on such a key reads one cache
+/// line. Longer keys are copied, one after another, into a block of their own (over a
+/// large file, the references a key was first read from lie anywhere in the map). The
+/// hash spares most probes of other keys from comparing any bytes.
 struct RecordCache: ~Copyable {
     private struct Slot {
         /// The low 32 bits of the key's hash (the slot's index is taken from them).
         var hash: UInt32
-        /// Where the key's entry starts in `keys`, plus one; 0: the slot is empty.
-        var entry: UInt32
+        /// The key's length plus one; 0: the slot is empty.
+        var keyCountPlusOne: UInt32
         /// The first byte of the record.
         var record: UnsafeRawPointer?
+        /// The record's length.
+        var recordCount: UInt32
+        /// A short key's first 4 bytes (zeros past its end); a long key's offset in `keys`.
+        var head: UInt32
+        /// A short key's bytes 4 to 11 (zeros past its end).
+        var tail: UInt64
     }
 
-    /// The most slots the table grows to (4 MiB of slots).
+    /// A short key's bytes as a slot holds them.
+    private struct InlineKey {
+        var head: UInt32
+        var tail: UInt64
+
+        /// `key`'s bytes, zeros past its end; `key` has at most `inlineKeyBytes` bytes.
+        @inline(__always)
+        init(_ key: UnsafeRawBufferPointer) {
+            var words: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: key) }
+            head = UInt32(truncatingIfNeeded: words.0)
+            tail = words.0 >> 32 | words.1 << 32
+        }
+
+        /// Whether `slot` holds this key (of the slot's length).
+        @inline(__always)
+        func isHeld(in slot: Slot) -> Bool {
+            head == slot.head && tail == slot.tail
+        }
+    }
+
+    /// The longest key a slot holds itself.
+    static let inlineKeyBytes = 12
+    /// The most slots the table grows to (8 MiB of slots).
     static let maximumSlots = 1 << 18
-    /// The most bytes of keys kept.
+    /// The most bytes of long keys kept.
     static let maximumKeyBytes = 16 << 20
     /// The slots of a new table.
     private static let firstSlots = 256
-    /// The bytes of an entry of a typical key (`User:1234567`).
-    private static let typicalEntry = 24
+    /// The room first taken for long keys.
+    private static let firstKeyBytes = 4096
 
     private var table = HashSlots<Slot>()
-    /// An entry a key: the record's length and the key's (4 bytes each), then the key.
+    /// The long keys, one after another.
     private var keys = ByteBuffer()
 
     init() {}
 
-    /// The record found under `key` earlier in the read, if any.
+    /// The hash of `key` for `record(_:hash:)` and `insert(_:_:hash:)`.
     @inline(__always)
-    func record(_ key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        guard !table.isEmpty, let base = keys.start else { return nil }
-        let hash = UInt32(truncatingIfNeeded: KeyBytes.hash(key, seed: table.seed))
+    func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(truncatingIfNeeded: KeyBytes.hash(key, seed: table.seed))
+    }
+
+    /// The record found under `key` (whose `hash(_:)` is `hash`) earlier in the read, if any.
+    @inline(__always)
+    func record(_ key: UnsafeRawBufferPointer, hash: UInt32) -> UnsafeRawBufferPointer? {
+        guard !table.isEmpty else { return nil }
         let mask = table.mask
+        let keyCountPlusOne = UInt32(truncatingIfNeeded: key.count &+ 1)
+        let isShort = key.count <= Self.inlineKeyBytes
         var index = Int(hash) & mask
         while true {
             let slot = table[index]
-            guard slot.entry != 0 else { return nil }
-            if slot.hash == hash {
-                let entry = base + Int(slot.entry &- 1)
-                let keyCount = Int(entry.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
-                if KeyBytes.equal(UnsafeRawBufferPointer(start: entry + 8, count: keyCount), key) {
-                    let recordCount = Int(entry.loadUnaligned(as: UInt32.self))
-                    return UnsafeRawBufferPointer(start: slot.record, count: recordCount)
-                }
+            guard slot.keyCountPlusOne != 0 else { return nil }
+            if slot.hash == hash, slot.keyCountPlusOne == keyCountPlusOne {
+                let matches = isShort ? InlineKey(key).isHeld(in: slot)
+                    : KeyBytes.equal(UnsafeRawBufferPointer(start: keys.start.assumedPresent + Int(slot.head), count: key.count), key)
+                if matches { return UnsafeRawBufferPointer(start: slot.record, count: Int(slot.recordCount)) }
             }
             index = (index &+ 1) & mask
         }
     }
 
-    /// Remembers `record` under `key` (which must not be in the table); the record must
-    /// stay valid as long as the cache.
-    mutating func insert(_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer) {
-        guard record.count <= UInt32.max, key.count <= Self.maximumKeyBytes,
-              keys.count &+ 8 &+ key.count <= Self.maximumKeyBytes else { return }
+    /// Remembers `record` under `key` (whose `hash(_:)` is `hash`; it must not be in the
+    /// table); the record must stay valid as long as the cache.
+    mutating func insert(_ key: UnsafeRawBufferPointer, _ record: UnsafeRawBufferPointer, hash: UInt32) {
+        let isShort = key.count <= Self.inlineKeyBytes
+        guard record.count <= UInt32.max, isShort || keys.count &+ key.count <= Self.maximumKeyBytes else { return }
         if table.isFull {
             guard table.count < Self.maximumSlots, grow() else { return }
         }
-        let offset = keys.count
-        guard let out = keys.reserve(8 &+ key.count) else { return }
-        out.storeBytes(of: UInt32(truncatingIfNeeded: record.count), as: UInt32.self)
-        out.storeBytes(of: UInt32(truncatingIfNeeded: key.count), toByteOffset: 4, as: UInt32.self)
-        if let start = key.baseAddress { (out + 8).copyMemory(from: start, byteCount: key.count) }
-        keys.advance(by: 8 &+ key.count)
-        place(Slot(hash: UInt32(truncatingIfNeeded: KeyBytes.hash(key, seed: table.seed)),
-                   entry: UInt32(truncatingIfNeeded: offset &+ 1), record: record.baseAddress))
+        var slot = Slot(hash: hash, keyCountPlusOne: UInt32(truncatingIfNeeded: key.count &+ 1), record: record.baseAddress,
+                        recordCount: UInt32(truncatingIfNeeded: record.count), head: 0, tail: 0)
+        if isShort {
+            let inline = InlineKey(key)
+            (slot.head, slot.tail) = (inline.head, inline.tail)
+        } else {
+            if keys.capacity == 0 { keys = ByteBuffer(capacity: Swift.max(Self.firstKeyBytes, key.count)) }
+            let offset = keys.count
+            guard let out = keys.reserve(key.count) else { return }
+            if let start = key.baseAddress { out.copyMemory(from: start, byteCount: key.count) }
+            keys.advance(by: key.count)
+            slot.head = UInt32(truncatingIfNeeded: offset)
+        }
+        place(slot)
         table.used += 1
     }
 
     private mutating func place(_ slot: Slot) {
         let mask = table.mask
         var index = Int(slot.hash) & mask
-        while table[index].entry != 0 { index = (index &+ 1) & mask }
+        while table[index].keyCountPlusOne != 0 { index = (index &+ 1) & mask }
         table[index] = slot
     }
 
     /// Doubles the table; false when its slots cannot be had (the table stays as it was).
     private mutating func grow() -> Bool {
+        let empty = Slot(hash: 0, keyCountPlusOne: 0, record: nil, recordCount: 0, head: 0, tail: 0)
         let old: UnsafeMutableBufferPointer<Slot>?
-        do { old = try table.double(minimum: Self.firstSlots, empty: Slot(hash: 0, entry: 0, record: nil)) } catch { return false }
-        // Room for the keys of the first slots at once: a small read takes one block for them.
-        if old == nil { keys = ByteBuffer(capacity: Self.firstSlots / 2 * Self.typicalEntry) }
+        do { old = try table.double(minimum: Self.firstSlots, empty: empty) } catch { return false }
         if let old {
-            for slot in old where slot.entry != 0 { place(slot) }
+            for slot in old where slot.keyCountPlusOne != 0 { place(slot) }
             HashSlots.discard(old)
         }
         return true

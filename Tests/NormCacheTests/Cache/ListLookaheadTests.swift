@@ -147,4 +147,46 @@ import Testing
         _ = try test.cache.put(json: "{\"QUERY_ROOT\": {\"strict\": [\(nulled.joined(separator: ","))]}}")
         #expect(throws: NormCacheError(.data, "the cache holds null at strict.4400, a non-null position")) { try test.cache.read(read) }
     }
+
+    /// The elements' bytes of a list of references to `Item:0` to `Item:<count - 1>`.
+    static func references(_ count: Int) -> [UInt8] {
+        var bytes = ByteBuffer()
+        for id in 0..<count { Array("Item:\(id)".utf8).withUnsafeBytes { bytes.appendTagged(FieldValue.Tag.reference.rawValue, $0) } }
+        return Array(bytes.bytes)
+    }
+
+    /// What `ListLookahead.start` found for the first element of a list whose record says
+    /// it has `claimed` elements, with these `elements` bytes, read in `test`'s cache.
+    static func firstFound(claimed: Int, elements: [UInt8], in test: TestCache) throws -> ListLookahead.Found {
+        try test.cache.store.read { (txn) throws(NormCacheError) in
+            var lookup = RecordLookup(txn)
+            var interrupt = InterruptCheck()
+            var lookahead = ListLookahead()
+            return try elements.withBytes { (bytes) throws(NormCacheError) in
+                try lookahead.start(ByteReader(bytes), from: 0, count: claimed, lookup: &lookup, interrupt: &interrupt)
+                return lookahead.found(at: 0)
+            }
+        }
+    }
+
+    /// A list of 5,000 references is looked up in key order as it starts; one whose
+    /// record claims 5,000 elements in the bytes of 100 (damaged) is not, and reserves
+    /// nothing by its count: it is scanned a few ahead, where the reader meets the damage.
+    @Test func onlyAListWhoseBytesHoldItsCountIsLookedUpInKeyOrder() throws {
+        let test = try Self.cache()
+        let write = try test.cache.prepare("{ items { __typename id n } }")
+        _ = try test.cache.write(write, #"{"data": {"items": [{"__typename":"Item","id":"0","n":0}]}}"#)
+        let count = ListLookahead.keyOrderMinimumCount + 904
+        guard case .record(let record) = try Self.firstFound(claimed: count, elements: Self.references(count), in: test) else {
+            Issue.record("the first element of a list of \(count) was not looked up in key order")
+            return
+        }
+        #expect(Array(record) == (try test.cache.store.read { (txn) throws(NormCacheError) in
+            try Array("Item:0".utf8).withBytes { (key) throws(NormCacheError) in try txn.record(key).map(Array.init) }
+        }))
+        guard case .notLookedUp = try Self.firstFound(claimed: count, elements: Self.references(100), in: test) else {
+            Issue.record("a list claiming \(count) elements in the bytes of 100 was looked up in key order")
+            return
+        }
+    }
 }
