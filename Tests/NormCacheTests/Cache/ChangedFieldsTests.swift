@@ -1,0 +1,72 @@
+import Glibc
+import TestSupport
+import Testing
+@testable import NormCache
+
+/// The changed fields a write returns: names in order, as `String`s and as the C
+/// interface's JSON array, whichever way they were made (by a write, one pass over its
+/// changes, or from names), escaped where JSON needs it and equal when their names are.
+@Suite struct ChangedFieldsTests {
+    /// The changed fields of `pairs` (record key, field key), as a write makes them.
+    static func built(_ pairs: [(String, String)]) throws -> ChangedFields {
+        var storage: [UInt8] = []
+        var parts: [(record: Range<Int>, field: Range<Int>)] = []
+        for (record, field) in pairs {
+            let recordStart = storage.count
+            storage += Array(record.utf8)
+            let fieldStart = storage.count
+            storage += Array(field.utf8)
+            parts.append((recordStart..<fieldStart, fieldStart..<storage.count))
+        }
+        return try storage.withUnsafeBytes { bytes in
+            try ChangedFields(count: parts.count, bytes: storage.count + parts.count) { index in
+                (UnsafeRawBufferPointer(rebasing: bytes[parts[index].record]), UnsafeRawBufferPointer(rebasing: bytes[parts[index].field]))
+            }
+        }
+    }
+
+    /// The C interface's JSON array of `changed`.
+    static func json(_ changed: ChangedFields) throws -> String {
+        let block = try changed.jsonBlock()
+        defer { free(block.start) }
+        return String(decoding: UnsafeRawBufferPointer(start: block.start, count: block.count), as: UTF8.self)
+    }
+
+    @Test func plainNames() throws {
+        let changed = try Self.built([("Pet:1", "name"), ("Pet:1", "age")])
+        #expect(Array(changed) == ["Pet:1.name", "Pet:1.age"])
+        #expect(try Self.json(changed) == #"["Pet:1.name","Pet:1.age"]"#)
+        #expect(changed == ["Pet:1.name", "Pet:1.age"])
+        #expect(changed.hashValue == (["Pet:1.name", "Pet:1.age"] as ChangedFields).hashValue)
+        #expect(changed.description == #"["Pet:1.name", "Pet:1.age"]"#)
+    }
+
+    @Test func none() throws {
+        #expect(Array(try Self.built([])).isEmpty)
+        #expect(try Self.json(Self.built([])) == "[]")
+        #expect(try Self.json(ChangedFields()) == "[]")
+        #expect(try Self.built([]) == ChangedFields())
+    }
+
+    /// Quotes, backslashes, control characters, non-ASCII and empty keys, in the record
+    /// key and in the field key, before and after plain names.
+    @Test func namesThatNeedEscapes() throws {
+        let pairs = [("Pet:1", "name"), ("Note:\"q\"", "a\\b"), ("Line:1", "text\n\t\u{1}"), ("Café:é", ""), ("", "x"),
+                     ("Pet:2", "owner({\"id\":\"3\"})")]
+        let names = pairs.map { "\($0.0).\($0.1)" }
+        let changed = try Self.built(pairs)
+        #expect(Array(changed) == names)
+        #expect(changed == ChangedFields(names))
+        #expect(changed.hashValue == ChangedFields(names).hashValue)
+        #expect(try Self.json(changed) == #"["Pet:1.name","Note:\"q\".a\\b","Line:1.text\n\t\u0001","Café:é.",".x","Pet:2.owner({\"id\":\"3\"})"]"#)
+        #expect(try Self.json(ChangedFields(names)) == Self.json(changed))
+    }
+
+    /// A put of records whose keys need escapes reports them by name, and as JSON.
+    @Test func aPutReportsEscapedKeys() throws {
+        let test = try TestCache()
+        let changed = try test.cache.put(json: #"{"Note:\"q\"": {"a\\b": 1, "plain": 2}, "Pet:1": {"name": "Rex"}}"#)
+        #expect(Array(changed) == ["Note:\"q\".a\\b", "Note:\"q\".plain", "Pet:1.name"])
+        #expect(try Self.json(changed) == #"["Note:\"q\".a\\b","Note:\"q\".plain","Pet:1.name"]"#)
+    }
+}
