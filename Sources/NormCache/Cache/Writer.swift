@@ -12,29 +12,19 @@ struct Writer {
     /// Merges `batch` in one transaction; returns the changed fields in input order
     /// (none when not `reportingChanges`).
     func merge(_ batch: borrowing RecordBatch, reportingChanges: Bool) throws(NormCacheError) -> ChangedFields {
-        var changes = PlainArray<Change>()
-        try store.write(reserving: batch.byteCount) { (txn) throws(NormCacheError) in
-            try merge(batch, in: txn, reportingChanges: reportingChanges, into: &changes)
+        let changes = try store.write(reserving: batch.byteCount) { (txn) throws(NormCacheError) -> [Change] in
+            try merge(batch, in: txn, reportingChanges: reportingChanges)
         }
-        return try Self.names(of: changes, in: batch)
+        return Self.names(of: changes, in: batch)
     }
 
-    /// Merges `batch` within `txn`, a write transaction of the caller's, reporting no
-    /// changes (the transaction's change set notes them).
-    func merge(_ batch: borrowing RecordBatch, in txn: StoreTransaction) throws(NormCacheError) {
-        var unreported = PlainArray<Change>()
-        try merge(batch, in: txn, reportingChanges: false, into: &unreported)
-    }
-
-    /// Merges `batch` within `txn`, a write transaction of the caller's; `changes` gets
-    /// the changed fields (what it held before is dropped: a write run again after the
-    /// map grew starts over), to be named by `names(of:in:)`. The transaction's change
-    /// set notes them whether reported or not: a new record as a whole, a stored one
-    /// field by field.
-    func merge(_ batch: borrowing RecordBatch, in txn: StoreTransaction, reportingChanges: Bool,
-               into changes: inout PlainArray<Change>) throws(NormCacheError) {
-        changes.truncate(to: 0)
+    /// Merges `batch` within `txn`, a write transaction of the caller's; returns the
+    /// changed fields, to be named by `names(of:in:)`. The transaction's change set
+    /// notes them whether reported or not: a new record as a whole, a stored one field by
+    /// field.
+    func merge(_ batch: borrowing RecordBatch, in txn: StoreTransaction, reportingChanges: Bool) throws(NormCacheError) -> [Change] {
         let order = batch.recordsInKeyOrder()
+        var changes: [Change] = []
         var merged = ByteBuffer()
         var session = try RecordWriteSession(txn)
         var interruptCheck = InterruptCheck()
@@ -51,13 +41,11 @@ struct Writer {
                 encoder.write(fields, of: batch, to: room)
                 log?.noteRecord(key, fields: fields.count)
                 if reportingChanges {
-                    try changes.reserve(fields.count, while: "reporting the changed fields")
                     for field in 0..<fields.count { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
                 }
             case .existing(let stored):
                 CacheLines.prefetch(stored)
                 guard let view = RecordView(stored) else { throw txn.damaged(key) }
-                if reportingChanges { try changes.reserve(fields.count, while: "reporting the changed fields") }
                 let rewrite = try encoder.merge(view, fields, of: batch, into: &merged, key: key) { field in
                     log?.noteField(record: key, field: fields[field].keyBytes)
                     if reportingChanges { changes.append(Change(order: fields[field].order, record: recordIndex, field: record.first + UInt32(field))) }
@@ -65,6 +53,7 @@ struct Writer {
                 if rewrite { try session.replace(key, with: merged.bytes) }
             }
         }
+        return changes
     }
 
     /// The changed fields named `recordKey.fieldKey`, in input order. The changes come
@@ -72,37 +61,31 @@ struct Writer {
     /// given again replaced, dense: each change goes to its place in a table of them,
     /// read in order (linear, where a sort of 100,000 changes took milliseconds); sparse
     /// places are sorted instead.
-    static func names(of changes: borrowing PlainArray<Change>, in batch: borrowing RecordBatch) throws(NormCacheError) -> ChangedFields {
+    static func names(of changes: [Change], in batch: borrowing RecordBatch) -> ChangedFields {
         var bytes = 0
         var lastPlace: UInt32 = 0
-        for index in 0..<changes.count {
-            let change = changes[index]
+        for change in changes {
             bytes += batch.key(of: Int(change.record)).count + 1 + Int(batch.fields[Int(change.field)].keyCount)
             lastPlace = max(lastPlace, change.order)
         }
         // Change indices in input order.
-        var inputOrder = PlainArray<UInt32>()
-        try inputOrder.reserve(changes.count, while: "ordering the changed fields")
+        var inputOrder: [UInt32]
         if Int(lastPlace) < 4 * changes.count + 1024 {
             // Change index + 1 by place; 0 where no change is.
-            var byPlace = PlainArray<UInt32>()
-            try byPlace.reserve(Int(lastPlace) + 1, while: "ordering the changed fields")
-            _ = byPlace.append(count: Int(lastPlace) + 1, filling: 0)
-            for index in 0..<changes.count {
-                let place = Int(changes[index].order)
-                internalCheck(byPlace[place] == 0, "two changed fields at input place \(place)")
-                byPlace[place] = UInt32(index + 1)
+            var byPlace = [UInt32](repeating: 0, count: Int(lastPlace) + 1)
+            for (index, change) in changes.enumerated() {
+                internalCheck(byPlace[Int(change.order)] == 0, "two changed fields at input place \(change.order)")
+                byPlace[Int(change.order)] = UInt32(index + 1)
             }
-            for place in 0..<byPlace.count where byPlace[place] != 0 { inputOrder.append(byPlace[place] - 1) }
+            inputOrder = []
+            inputOrder.reserveCapacity(changes.count)
+            for entry in byPlace where entry != 0 { inputOrder.append(entry - 1) }
         } else {
-            var byOrder = PlainArray<UInt64>()
-            try byOrder.reserve(changes.count, while: "ordering the changed fields")
-            for index in 0..<changes.count { byOrder.append(UInt64(changes[index].order) << 32 | UInt64(index)) }
-            var sorted = byOrder.elements(0..<byOrder.count)
-            sorted.sort()
-            for index in 0..<byOrder.count { inputOrder.append(UInt32(truncatingIfNeeded: byOrder[index])) }
+            var byOrder = changes.indices.map { UInt64(changes[$0].order) << 32 | UInt64($0) }
+            byOrder.sort()
+            inputOrder = byOrder.map { UInt32(truncatingIfNeeded: $0) }
         }
-        return try ChangedFields(count: inputOrder.count, bytes: bytes) { position in
+        return ChangedFields(count: inputOrder.count, bytes: bytes) { position in
             let change = changes[Int(inputOrder[position])]
             return (batch.key(of: Int(change.record)), batch.fields[Int(change.field)].keyBytes)
         }
