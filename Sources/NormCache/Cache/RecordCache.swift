@@ -7,10 +7,10 @@ import Glibc
 ///
 /// An open-addressing table of 32-byte slots that doubles up to `maximumSlots`; past
 /// that, or when memory cannot be had, it stops taking records (lookups still answer),
-/// so a read of millions of records holds a few megabytes at most. A slot holds 32 bits
-/// of its key's hash, the record's address and length, and a key of up to
-/// `inlineKeyBytes` bytes itself (`User:1234567`): a hit on such a key reads one cache
-/// line. Longer keys are copied, one after another, into a block of their own (over a
+/// so a read of millions of records holds at most 8 MiB of slots and `maximumKeyBytes`
+/// of long keys. A slot holds 32 bits of its key's hash, the record's address and
+/// length, and a key of up to `inlineKeyBytes` bytes itself (`User:1234567`): a hit on
+/// such a key reads one cache line. Longer keys are copied, one after another, into a block of their own (over a
 /// large file, the references a key was first read from lie anywhere in the map). The
 /// hash spares most probes of other keys from comparing any bytes.
 struct RecordCache: ~Copyable {
