@@ -50,7 +50,13 @@
  *    may call every normcache function under the rules above: open the cache, use
  *    inherited operations, close inherited handles. A fork() waits for a
  *    normcache_open or normcache_close in progress on another thread (LMDB's open
- *    and close of the file) to finish. What the library cannot answer for are locks
+ *    and close of the file) to finish. One lock inside the library is not its own to
+ *    take: the Swift runtime's, held while it fills in a type's metadata the first
+ *    time the process uses the type. A fork() while another thread makes its first
+ *    calls of a kind (its first open, prepare, write or read) can leave the child
+ *    waiting on that lock in its own first call of the kind; fork once the parent's
+ *    threads have made their calls (as a server forks its workers after start-up),
+ *    or before they start. What the library cannot answer for either are locks
  *    outside it that the parent's threads held (those of the host's own code, or of
  *    a callback it set); as POSIX says, only async-signal-safe calls are safe in such
  *    a child in general.

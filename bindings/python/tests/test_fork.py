@@ -1,7 +1,8 @@
 """A child of a threaded program can always open the cache: children forked (os.fork and
 multiprocessing's fork start method) while the parent's threads open, prepare with and
 close caches and put into one, each opening, putting, getting and closing within 20 s,
-none hung."""
+none hung. The forks begin once each parent thread has made its calls a few times (the
+promise: see test_fork.c and normcache.h on the Swift runtime's metadata lock)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ AT_ONCE = 8
 CHILD_SECONDS = 20.0
 # No hung child: the rare one of earlier runs (tests/c/test_fork.c says why) is gone.
 RESIDUAL_HANGS = 0
+# The rounds each parent thread makes before the first fork.
+WARM_ROUNDS = 3
 
 
 @dataclass
@@ -48,17 +51,23 @@ def round_trip(path: str, number: int) -> None:
 @pytest.fixture
 def busy_parent(tmp_path: Path) -> Iterator[str]:
     """Two threads at work for the test's duration: one opens a cache, prepares with it and
-    closes it, the other puts into the shared cache, whose path the fixture yields."""
+    closes it, the other puts into the shared cache, whose path the fixture yields once
+    each thread has made WARM_ROUNDS rounds."""
     shared = str(tmp_path / "shared.cache")
     churn = tmp_path / "churn.cache"
     normcache.Cache(shared).close()
     stopping = threading.Event()
     failures: list[BaseException] = []
+    warm = [threading.Event(), threading.Event()]
 
     def open_prepare_close() -> None:
+        rounds = 0
         while not stopping.is_set():
             with normcache.Cache(churn) as cache:
                 cache.prepare("query Hero { hero { id name } }").close()
+            rounds += 1
+            if rounds == WARM_ROUNDS:
+                warm[0].set()
 
     def put_loop() -> None:
         with normcache.Cache(shared, durability="fast") as cache:
@@ -66,6 +75,8 @@ def busy_parent(tmp_path: Path) -> Iterator[str]:
             while not stopping.is_set():
                 cache.put({f"P:{n % 64}": {"n": n}})
                 n += 1
+                if n == WARM_ROUNDS:
+                    warm[1].set()
 
     def guarded(work: Callable[[], None]) -> None:
         try:
@@ -76,6 +87,8 @@ def busy_parent(tmp_path: Path) -> Iterator[str]:
     threads = [threading.Thread(target=guarded, args=(work,)) for work in (open_prepare_close, put_loop)]
     for thread in threads:
         thread.start()
+    for event in warm:
+        assert event.wait(timeout=30) or failures
     yield shared
     stopping.set()
     for thread in threads:
