@@ -575,7 +575,8 @@ int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
  * "map_size": <bytes>, "page_size": <bytes>, "format_version": <n>,
  * "library_version": "<x.y.z>", "read_only": <bool>, "durability": "full"|"fast",
  * "rules_fingerprint": "<16 hex digits>"|null, "saved_rules_fingerprint": "<16 hex
- * digits>"|null, "readers": <n>, "max_readers": <n>, "oldest_reader_lag": <commits>}.
+ * digits>"|null, "readers": <n>, "reader_slots": <n>, "max_readers": <n>,
+ * "oldest_reader_lag": <commits>}.
  *
  * "rules_fingerprint" and "saved_rules_fingerprint" are the fingerprints of this
  * handle's rules and of the rules saved in the file (null: none; see "Saved rules").
@@ -589,9 +590,15 @@ int normcache_search(normcache *cache, const char *prefix, size_t prefix_len,
  * shrinks, and pages freed by removals and evictions are reused by later writes.
  * "max_bytes" is this handle's limit.
  *
- * "readers" counts the reader slots of the file in use by every process (each read in
- * progress holds one; the slots of processes that died holding them are released
- * first), of "max_readers". "oldest_reader_lag" is how many commits the oldest
+ * "readers" counts the reads of the file in progress in every process (each holds a
+ * reader slot; the slots of processes that died holding them are released first).
+ * "reader_slots" counts the slots taken, of "max_readers": one for each read in
+ * progress, and up to two a process keeps between its reads of the file, so that its
+ * next reads renew a transaction rather than begin one (a file of fewer than 32
+ * slots keeps none; a kept slot holds no snapshot and pins no pages, and a process
+ * that finds every slot taken gives its own kept ones up before it fails). A read
+ * finds a free slot while "reader_slots" is below "max_readers".
+ * "oldest_reader_lag" is how many commits the oldest
  * snapshot still being read is behind the newest (0 when no read is in progress).
  * A lag that keeps growing means a live process holds a read open (stopped, in a
  * debugger, or stuck in a key resolver): until its read ends no page freed after its

@@ -26,9 +26,14 @@ public struct CacheStats: Equatable, Sendable {
     public var rulesFingerprint: String?
     /// The fingerprint of the rules saved in the file, nil when it has none.
     public var savedRulesFingerprint: String?
-    /// Reader slots of the file in use by every process: each read in progress holds
-    /// one. The slots of processes that died holding them are released first.
+    /// Reads of the file in progress in every process (each holds a reader slot). The
+    /// slots of processes that died holding them are released first.
     public var readers: Int
+    /// Reader slots of the file taken by every process: one for each read in progress,
+    /// and up to two more a process keeps between its reads of the file (a renewed
+    /// transaction is cheaper than a new one; they hold no snapshot, so pin no pages).
+    /// A read finds a free slot while this is below `maxReaders`.
+    public var readerSlots: Int
     /// The reader slots of the file (`CacheOptions.maxReaders` of its first open).
     public var maxReaders: Int
     /// How many commits the oldest snapshot still being read is behind the newest; 0
@@ -49,7 +54,8 @@ public struct CacheStats: Equatable, Sendable {
         object.add("durability", durability.rawValue)
         object.add("rules_fingerprint", rulesFingerprint)
         object.add("saved_rules_fingerprint", savedRulesFingerprint)
-        object.add(["readers": readers, "max_readers": maxReaders, "oldest_reader_lag": oldestReaderLag])
+        object.add(["readers": readers, "reader_slots": readerSlots, "max_readers": maxReaders,
+                    "oldest_reader_lag": oldestReaderLag])
         return object.bytes
     }
 }

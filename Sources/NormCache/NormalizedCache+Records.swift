@@ -197,8 +197,8 @@ extension NormalizedCache {
                           mapSize: map.mapSize, pageSize: map.pageSize,
                           formatVersion: store.formatVersion, readOnly: options.readOnly,
                           durability: store.durability, rulesFingerprint: rules.fingerprint.map { SavedRules.text($0) },
-                          savedRulesFingerprint: saved.map { SavedRules.text($0) }, readers: readers.inUse,
-                          maxReaders: readers.slots, oldestReaderLag: readers.oldestLag)
+                          savedRulesFingerprint: saved.map { SavedRules.text($0) }, readers: readers.reading,
+                          readerSlots: readers.taken, maxReaders: readers.slots, oldestReaderLag: readers.oldestLag)
     }
 
     private static func checkSearch(_ prefix: UnsafeRawBufferPointer, _ after: UnsafeRawBufferPointer?,

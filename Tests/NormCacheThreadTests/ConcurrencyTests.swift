@@ -142,3 +142,33 @@ import Testing
         #expect(problems.list.isEmpty, "\(problems.list.prefix(5))")
     }
 }
+
+/// Read transactions kept between reads (`IdleReadTransactions`) under threads reading
+/// one handle at once: each read gets a transaction of its own, and no more than two
+/// reader slots stay taken afterwards.
+@Suite struct KeptReadTransactionTests {
+    @Test func threadsReadingAtOnceKeepAtMostTwoSlots() throws {
+        let test = try TestCache()
+        _ = try test.cache.put(json: #"{"A:1": {"x": 1}, "A:2": {"x": 2}}"#)
+        let problems = Problems()
+        let cache = test.cache
+        runOnThreads((0..<4).map { thread in
+            {
+                for round in 0..<500 {
+                    let key = "A:\(1 + (thread + round) % 2)"
+                    do {
+                        let expected = key == "A:1" ? #"{"x":1}"# : #"{"x":2}"#
+                        let got = try cache.record(key)
+                        if got != expected { problems.add("thread \(thread): \(key) read \(got ?? "nil")") }
+                    } catch {
+                        problems.add("thread \(thread): \(error)")
+                    }
+                }
+            }
+        })
+        #expect(problems.list == [])
+        let stats = try test.cache.stats()
+        #expect(stats.readers == 0)
+        #expect((1...IdleReadTransactions.capacity).contains(stats.readerSlots))
+    }
+}

@@ -18,7 +18,7 @@ def test_stats_text(cli: CLI, pets: str) -> None:
     assert re.fullmatch(r"map size      \d+", lines[3])
     assert lines[4] == "format        1"
     assert lines[5] == "saved rules   -"
-    assert lines[6] == "readers       0 of 126 slots, oldest 0 commits behind"
+    assert lines[6] == "readers       0 reading, 1 of 126 slots taken, oldest 0 commits behind"
     assert re.fullmatch(r"oldest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[7])
     assert re.fullmatch(r"newest write  \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", lines[8])
     assert lines[9] == ""
@@ -34,8 +34,8 @@ def test_stats_json(cli: CLI, pets: str) -> None:
     assert set(stats) == {
         "records", "bytes_used", "data_bytes", "log_bytes", "max_bytes", "map_size", "page_size", "format_version",
         "library_version", "read_only",
-        "durability", "rules_fingerprint", "saved_rules_fingerprint", "readers", "max_readers", "oldest_reader_lag",
-        "groups", "oldest_write", "newest_write",
+        "durability", "rules_fingerprint", "saved_rules_fingerprint", "readers", "reader_slots", "max_readers",
+        "oldest_reader_lag", "groups", "oldest_write", "newest_write",
     }  # fmt: skip
     assert stats["records"] == 5 and stats["read_only"] is True
     assert [(g["group"], g["records"]) for g in stats["groups"]] == [("Pet:", 3), ("QUERY_ROOT", 1), ("User:", 1)]

@@ -240,7 +240,7 @@ void test_mode_option_and_reader_stats()
     const std::string path = fresh_path();
     {
         Cache cache(path, R"({"mode": "0640"})");
-        CHECK(cache.stats().find(R"("readers":0,"max_readers":126,"oldest_reader_lag":0)") != std::string::npos);
+        CHECK(cache.stats().find(R"("readers":0,"reader_slots":1,"max_readers":126,"oldest_reader_lag":0)") != std::string::npos);
     }
     umask(previous);
     struct stat info {};

@@ -13,6 +13,10 @@ import Glibc
 // - "The maximum key size is 511 bytes" (mdb_env_get_maxkeysize); `StorageKey` maps
 //   longer record keys onto LMDB keys of at most that size.
 // - Long-lived read transactions stop page reuse; every read here is one short call.
+// - "mdb_txn_reset ... keep the transaction handle. mdb_txn_renew() may reuse the
+//   handle. This saves allocation overhead ... and also locking overhead if MDB_NOTLS
+//   is in use. ... the table slot stays tied to its thread or MDB_txn."
+//   `IdleReadTransactions` keeps two such handles between reads.
 
 /// An LMDB status code; unknown codes (errno values included) survive as they are.
 struct LMDBStatus: RawRepresentable, Equatable {
@@ -65,6 +69,10 @@ final class LMDBEnvironment {
     private let handle: OpaquePointer
     /// The page size of the environment, fixed when it was created.
     let pageSize: Int
+    /// Read transactions kept, reset, for the next reads.
+    private let idleReaders = IdleReadTransactions()
+    /// Whether the environment has reader slots enough to keep idle ones.
+    private let keepsIdleReaders: Bool
 
     /// Creates and opens an environment at `path`; files it creates get `mode` (less the umask).
     init(path: String, flags: LMDBEnvironmentFlags, mapSize: Int, maxReaders: UInt32, maxDatabases: UInt32,
@@ -82,12 +90,21 @@ final class LMDBEnvironment {
             throw error
         }
         handle = env
+        keepsIdleReaders = maxReaders >= IdleReadTransactions.minimumReaderSlots
         var stat = MDB_stat()
         mdb_env_stat(env, &stat)
         pageSize = Int(stat.ms_psize)
     }
 
-    deinit { mdb_env_close(handle) }
+    deinit {
+        dropIdleReaders()
+        mdb_env_close(handle)
+    }
+
+    /// Aborts the read transactions kept between reads, releasing their reader slots.
+    private func dropIdleReaders() {
+        for txn in idleReaders.takeAll() { mdb_txn_abort(txn) }
+    }
 
     /// The environment's `MDB_envinfo`.
     func info() -> LMDBInfo {
@@ -104,8 +121,9 @@ final class LMDBEnvironment {
     }
 
     /// Sets the map size; 0 adopts the size another process has grown the map to.
-    /// No transaction of this process may be active.
+    /// No transaction of this process may be active; the kept ones are aborted first.
     func setMapSize(_ size: Int) throws(LMDBError) {
+        dropIdleReaders()
         try LMDBStatus.check(mdb_env_set_mapsize(handle, size), "mdb_env_set_mapsize")
     }
 
@@ -166,30 +184,60 @@ final class LMDBEnvironment {
     }
 
     /// `begin(readOnly: true)`, with the environment's info as the begin read it after
-    /// the snapshot (so that the caller need not ask again for the pages in use).
+    /// the snapshot (so that the caller need not ask again for the pages in use). A
+    /// transaction kept from an earlier read is renewed rather than one begun; end it
+    /// with `endRead`, which keeps it for the next.
     func beginRead() throws(LMDBError) -> (txn: LMDBTransaction, info: LMDBInfo) {
         for _ in 0..<Self.snapshotAttempts {
             let txn = try begin(flags: UInt32(MDB_RDONLY), at: .beginRead)
             var info = MDB_envinfo()
             mdb_env_info(handle, &info)
             if info.me_last_txnid < mdb_txn_id(txn.handle) + 2 { return (txn, info) }
-            mdb_txn_abort(txn.handle)
+            endRead(txn)
         }
         throw LMDBError(status: LMDBStatus(rawValue: EBUSY), call: "mdb_txn_begin")
     }
 
-    /// `mdb_txn_begin`, begun again once after the slots of dead readers are released
-    /// when every reader slot is taken.
+    /// Ends the read transaction `txn` of this environment: reset and kept for the next
+    /// read when there is room (`IdleReadTransactions`; not in an environment of fewer
+    /// than 32 reader slots), else aborted. Its cursors must be closed first.
+    /// Never inlined: inlined into `SharedEnvironment`'s read, it made the optimizer stop
+    /// inlining the callers' closures there (callgrind: four copies of an operation
+    /// read's context and 30 more retains and releases a read).
+    @inline(never)
+    func endRead(_ txn: LMDBTransaction) {
+        mdb_txn_reset(txn.handle)
+        if !keepsIdleReaders || !idleReaders.keep(txn.handle) { mdb_txn_abort(txn.handle) }
+    }
+
+    /// `mdb_txn_begin` (for a read, a kept transaction renewed when there is one), begun
+    /// again once after the slots of dead readers, and the kept ones, are released when
+    /// every reader slot is taken.
     private func begin(flags: UInt32, at point: StorageFaults.Point) throws(LMDBError) -> LMDBTransaction {
         var txn: OpaquePointer?
-        var status = StorageFaults.injected(at: point) ?? mdb_txn_begin(handle, nil, flags, &txn)
+        var status = StorageFaults.injected(at: point) ?? start(flags: flags, &txn)
         if status == MDB_READERS_FULL {
             clearStaleReaders()
-            status = StorageFaults.injected(at: point) ?? mdb_txn_begin(handle, nil, flags, &txn)
+            dropIdleReaders()
+            status = StorageFaults.injected(at: point) ?? start(flags: flags, &txn)
         }
         try LMDBStatus.check(status, "mdb_txn_begin")
         guard let txn else { throw LMDBError(status: LMDBStatus(rawValue: ENOMEM), call: "mdb_txn_begin") }
         return LMDBTransaction(handle: txn)
+    }
+
+    /// A kept read transaction renewed, when `flags` ask for a read and one is kept (a
+    /// renew that fails, after another process grew the map, aborts it, and the begin
+    /// that follows answers the same); else `mdb_txn_begin`.
+    private func start(flags: UInt32, _ txn: inout OpaquePointer?) -> Int32 {
+        if flags == UInt32(MDB_RDONLY), let kept = idleReaders.take() {
+            if mdb_txn_renew(kept) == MDB_SUCCESS {
+                txn = kept
+                return MDB_SUCCESS
+            }
+            mdb_txn_abort(kept)
+        }
+        return mdb_txn_begin(handle, nil, flags, &txn)
     }
 
     /// Begins a write transaction nested in `parent` (a write transaction of this

@@ -3,8 +3,11 @@ import CLMDB
 /// The reader slots of a cache file in use, by every process, as LMDB's reader table
 /// (`mdb_reader_list`) shows them.
 struct ReaderTable {
-    /// Slots held by a process (each read transaction in progress holds one).
-    var slotsInUse = 0
+    /// Slots held by a live process: a read in progress holds one, and so does a read
+    /// transaction kept between reads (`IdleReadTransactions`).
+    var slotsTaken = 0
+    /// Slots of reads in progress: those that read a snapshot.
+    var reading = 0
     /// The oldest snapshot a slot reads (a transaction id), or nil when none reads.
     var oldestSnapshot: UInt64?
 
@@ -24,8 +27,9 @@ struct ReaderTable {
         }
         if fields[fields.count - 1].isEmpty { fields.removeLast() }
         guard fields.count == 3, let pid = Self.number(fields[0]), pid > 0 else { return }
-        slotsInUse += 1
+        slotsTaken += 1
         guard let snapshot = Self.number(fields[2]) else { return }
+        reading += 1
         oldestSnapshot = min(oldestSnapshot ?? snapshot, snapshot)
     }
 

@@ -202,9 +202,9 @@ final class RecordStore: @unchecked Sendable {
         try whileOpen { () throws(NormCacheError) in try shared.mapFacts() }
     }
 
-    /// The reader slots in use by every process, their number, and how many commits
-    /// the oldest snapshot still read is behind the newest.
-    func readerFacts() throws(NormCacheError) -> (inUse: Int, slots: Int, oldestLag: Int) {
+    /// The reads in progress in every process, the reader slots taken, their number,
+    /// and how many commits the oldest snapshot still read is behind the newest.
+    func readerFacts() throws(NormCacheError) -> (reading: Int, taken: Int, slots: Int, oldestLag: Int) {
         try whileOpen { () throws(NormCacheError) in try shared.readerFacts() }
     }
 

@@ -269,7 +269,7 @@ final class SharedEnvironment: @unchecked Sendable {
                 guard !statuses.contains(error.status) else { return nil }
                 throw NormCacheError(error, path: path)
             }
-            defer { begun.txn.abort() }
+            defer { environment.endRead(begun.txn) }
             return try body(transaction(begun.txn, environment, info: begun.info, fullMap: nil, changes: nil))
         }
     }
@@ -524,10 +524,11 @@ final class SharedEnvironment: @unchecked Sendable {
         try read { (txn) throws(NormCacheError) in txn.txn.id }
     }
 
-    /// The reader slots of every process: how many are in use (after the slots of dead
-    /// processes are released), how many there are, and how many commits the oldest
+    /// The reader slots of every process (after the slots of dead processes are
+    /// released): how many read a snapshot now, how many are taken (those, and those
+    /// kept between reads), how many there are, and how many commits the oldest
     /// snapshot still read is behind the newest (0 when none is read).
-    func readerFacts() throws(NormCacheError) -> (inUse: Int, slots: Int, oldestLag: Int) {
+    func readerFacts() throws(NormCacheError) -> (reading: Int, taken: Int, slots: Int, oldestLag: Int) {
         try access.withSharedAccess { () throws(NormCacheError) in
             let environment = try openEnvironment()
             environment.clearStaleReaders()
@@ -535,7 +536,7 @@ final class SharedEnvironment: @unchecked Sendable {
             let info = environment.info()
             let newest = UInt64(info.me_last_txnid)
             let lag = table.oldestSnapshot.map { newest >= $0 ? Int(clamping: newest - $0) : 0 } ?? 0
-            return (table.slotsInUse, Int(info.me_maxreaders), lag)
+            return (table.reading, table.slotsTaken, Int(info.me_maxreaders), lag)
         }
     }
 

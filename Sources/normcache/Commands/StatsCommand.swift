@@ -46,7 +46,8 @@ struct StatsCommand: ParsableCommand {
         print("map size      \(stats.mapSize)")
         print("format        \(stats.formatVersion)")
         print("saved rules   \(stats.savedRulesFingerprint ?? "-")")
-        print("readers       \(stats.readers) of \(stats.maxReaders) slots, oldest \(stats.oldestReaderLag) commits behind")
+        print("readers       \(stats.readers) reading, \(stats.readerSlots) of \(stats.maxReaders) slots taken, "
+              + "oldest \(stats.oldestReaderLag) commits behind")
         print("oldest write  \(oldest.map(Output.time) ?? "-")")
         print("newest write  \(newest.map(Output.time) ?? "-")")
         guard !groups.isEmpty else { return }

@@ -16,11 +16,12 @@ import Testing
         #expect(stats.pageSize == 4096)
         #expect(stats.mapSize == 64 << 20)
         #expect(stats.bytesUsed > 0 && stats.bytesUsed % 4096 == 0)
-        #expect(stats.readers == 0 && stats.maxReaders == 126 && stats.oldestReaderLag == 0)
+        // No read in progress; the slot of the reads before is kept for the next.
+        #expect(stats.readers == 0 && stats.readerSlots == 1 && stats.maxReaders == 126 && stats.oldestReaderLag == 0)
         // One leaf page each for the records, the meta database and LMDB's main database.
         #expect(stats.dataBytes == 3 * 4096)
         #expect(String(decoding: stats.json, as: UTF8.self)
-            == #"{"records":2,"bytes_used":\#(stats.bytesUsed),"data_bytes":12288,"log_bytes":4096,"max_bytes":0,"map_size":67108864,"page_size":4096,"format_version":1,"library_version":"0.1.0","read_only":false,"durability":"full","rules_fingerprint":null,"saved_rules_fingerprint":null,"readers":0,"max_readers":126,"oldest_reader_lag":0}"#)
+            == #"{"records":2,"bytes_used":\#(stats.bytesUsed),"data_bytes":12288,"log_bytes":4096,"max_bytes":0,"map_size":67108864,"page_size":4096,"format_version":1,"library_version":"0.1.0","read_only":false,"durability":"full","rules_fingerprint":null,"saved_rules_fingerprint":null,"readers":0,"reader_slots":1,"max_readers":126,"oldest_reader_lag":0}"#)
     }
 
     @Test func optionsParseFromJSON() throws {

@@ -567,9 +567,10 @@ class Cache(ManagedHandle[CacheHandle]):
         library_version, read_only, durability, rules_fingerprint and
         saved_rules_fingerprint: 16 hexadecimal digits for the rules of this cache handle
         and of its file (None: no rules), which differ when this handle keys records
-        otherwise than the file's rules say, and readers (reader slots in use by every
-        process), max_readers and oldest_reader_lag (commits the oldest snapshot still
-        read is behind the newest; see normcache_stats)."""
+        otherwise than the file's rules say, and readers (reads in progress in every
+        process), reader_slots (the reader slots taken: those reads, and up to two a
+        process keeps between its reads), max_readers and oldest_reader_lag (commits the
+        oldest snapshot still read is behind the newest; see normcache_stats)."""
         _, buffer = call_with_buffer(lib.normcache_stats, self._live_handle())
         stats: dict[str, Any] = json.loads(buffer)
         return stats

@@ -22,6 +22,7 @@ FIELDS = {
     "rules_fingerprint",
     "saved_rules_fingerprint",
     "readers",
+    "reader_slots",
     "max_readers",
     "oldest_reader_lag",
 }
@@ -47,6 +48,8 @@ def test_a_fresh_cache(cache: normcache.Cache) -> None:
     assert _is_int(stats["bytes_used"]) and 0 < stats["bytes_used"] <= stats["map_size"]
     assert stats["bytes_used"] % page == 0
     assert stats["readers"] == 0 and stats["max_readers"] == 126 and stats["oldest_reader_lag"] == 0
+    # The slot of the reads before (the open's, the stats' own) is kept for the next read.
+    assert stats["reader_slots"] == 1
 
 
 def test_records_and_bytes_follow_the_data(cache: normcache.Cache) -> None:
