@@ -1,6 +1,6 @@
 import Glibc
-import Testing
 import TestSupport
+import Testing
 @testable import NormCache
 
 /// Read transactions kept between reads (`IdleReadTransactions`, `LMDBEnvironment.endRead`):
