@@ -1,4 +1,3 @@
-import Glibc
 import TestSupport
 import Testing
 @testable import NormCache
