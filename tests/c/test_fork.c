@@ -49,7 +49,7 @@
  * AddressSanitizer's options for this program: no quarantine of freed memory. The
  * sanitizer's fork handler locks its allocator but not its quarantine, so a child forked
  * while a parent thread drained the quarantine inherited its lock held, and hung in its
- * first free (about one run in 150 under clang 21's runtime; the stacks ended in
+ * first free (once in the first 116 runs under clang 21's runtime; the stacks ended in
  * `__sanitizer::Quarantine::Drain`). Without a quarantine a free goes straight to the
  * allocator. The program's own code is what this test is about; the other tests keep the
  * quarantine's use-after-free checks.

@@ -200,7 +200,8 @@ final class LMDBEnvironment {
 
     /// Ends the read transaction `txn` of this environment: reset and kept for the next
     /// read when there is room (`IdleReadTransactions`; not in an environment of fewer
-    /// than 32 reader slots), else aborted. Its cursors must be closed first.
+    /// than `IdleReadTransactions.minimumReaderSlots`), else aborted. Its cursors must be
+    /// closed first.
     /// Never inlined: inlined into `SharedEnvironment`'s read, it made the optimizer stop
     /// inlining the callers' closures there (callgrind: four copies of an operation
     /// read's context and 30 more retains and releases a read).
