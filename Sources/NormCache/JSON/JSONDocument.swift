@@ -99,13 +99,15 @@ struct JSONDocument {
         return nil
     }
 
-    /// Whether the string at `index` decodes to exactly `expected`.
+    /// Whether the string at `index` decodes to exactly `expected`: a length check, then
+    /// words of bytes, where a string without escapes is compared in place.
+    @inline(__always)
     func string(_ index: Int, equals expected: StaticString) -> Bool {
         let token = tokens[index]
         guard token.kind == .string else { return false }
         let expectedBytes = UnsafeRawBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount)
-        if !token.hasEscapes { return rawText(index).elementsEqual(expectedBytes) }
-        return stringBytes(index).elementsEqual(expectedBytes)
+        if !token.hasEscapes { return KeyBytes.equal(rawText(of: token), expectedBytes) }
+        return stringBytes(index).withUnsafeBytes { KeyBytes.equal($0, expectedBytes) }
     }
 }
 

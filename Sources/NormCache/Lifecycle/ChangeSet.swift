@@ -11,6 +11,11 @@
 /// with it.
 /// A change set past `maximumBytes` (or one that noted `everything`) keeps no keys:
 /// it stands for "anything may have changed".
+///
+/// Only the thread that holds the write transaction touches a change set, so its
+/// properties are not checked for overlapping access at run time
+/// (`@exclusivity(unchecked)`): those checks cost more than the append they guard, on
+/// every record a write notes.
 final class ChangeSet {
     /// The kinds of entries.
     enum Kind: UInt8 {
@@ -24,14 +29,14 @@ final class ChangeSet {
     static let maximumBytes = 4 << 20
 
     /// The entries, in the order they were noted.
-    private(set) var bytes = ByteBuffer()
+    @exclusivity(unchecked) private(set) var bytes = ByteBuffer()
     /// Where the key of the last `record` entry starts in `bytes`, and its length.
-    private var lastRecord = (start: 0, count: -1)
+    @exclusivity(unchecked) private var lastRecord = (start: 0, count: -1)
     /// Whether anything may have changed (`clear`, or more changes than `maximumBytes`).
-    private(set) var isEverything = false
+    @exclusivity(unchecked) private(set) var isEverything = false
     /// The fields noted as changed (for a whole record the fields given, else one; for a
     /// prefix or everything, one).
-    private(set) var changeCount = 0
+    @exclusivity(unchecked) private(set) var changeCount = 0
 
     /// Whether nothing was noted.
     var isEmpty: Bool { changeCount == 0 }

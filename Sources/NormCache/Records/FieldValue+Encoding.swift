@@ -8,9 +8,7 @@ extension FieldValue {
                        context: @autoclosure () -> String) throws(NormCacheError) {
         let token = document.tokens[index]
         switch token.kind {
-        case .null: out.append(Tag.null.rawValue)
-        case .false: out.append(Tag.false.rawValue)
-        case .true: out.append(Tag.true.rawValue)
+        case .null, .false, .true: _ = encodeLiteral(token, into: &out)
         case .number:
             out.appendTagged(Tag.number.rawValue, document.rawText(of: token))
         case .string:
@@ -58,6 +56,19 @@ extension FieldValue {
             }
         }
         out.setUInt32(UInt32(truncatingIfNeeded: out.count - bodyStart), at: bodyStart - 4)
+        return true
+    }
+
+    /// Appends the binary form of a `null`, `true` or `false` token and returns true;
+    /// returns false, appending nothing, for any other token. The encoding is `encode`'s.
+    @inline(__always)
+    static func encodeLiteral(_ token: JSONToken, into out: inout ByteBuffer) -> Bool {
+        switch token.kind {
+        case .null: out.append(Tag.null.rawValue)
+        case .false: out.append(Tag.false.rawValue)
+        case .true: out.append(Tag.true.rawValue)
+        default: return false
+        }
         return true
     }
 

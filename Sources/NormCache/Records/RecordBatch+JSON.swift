@@ -48,6 +48,9 @@ extension RecordBatch {
         }
         guard document.tokens[field.key].hasEscapes else {
             return try appendField(key: document.rawText(field.key), order: order) { (values) throws(NormCacheError) in
+                // Scalars and lists of them, most fields, take the path without checks.
+                if FieldValue.encodeSimple(document, field.value, maxListDepth: 1, into: &values)
+                    || FieldValue.encodeLiteral(document.tokens[field.value], into: &values) { return }
                 try FieldValue.encode(document, field.value, into: &values, context: context())
             }
         }

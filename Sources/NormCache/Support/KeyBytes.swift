@@ -50,6 +50,13 @@ enum KeyBytes {
                 if x != y { return x < y ? -1 : 1 }
                 offset &+= 8
             }
+            // Field names are mostly shorter than eight bytes: four at a time first.
+            if offset &+ 4 <= common {
+                let x = UInt32(bigEndian: a.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                let y = UInt32(bigEndian: b.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+                if x != y { return x < y ? -1 : 1 }
+                offset &+= 4
+            }
             while offset < common {
                 let x = a.load(fromByteOffset: offset, as: UInt8.self), y = b.load(fromByteOffset: offset, as: UInt8.self)
                 if x != y { return x < y ? -1 : 1 }

@@ -56,6 +56,26 @@ import Testing
         #expect(try test.cache.put(json: #"{"A:1": {"r": {"$reference": "B:\"x"}, "s": {"$reference": "B\u003a2"}}}"#) == [])
     }
 
+    @Test func everyKindOfValueIsStoredAsGiven() throws {
+        // Scalars and lists of them take the encoder's short path, literals and the rest
+        // the full one; an escaped "$reference" member is a reference too, and a member
+        // of the same length that is not one leaves a plain object. The records come in
+        // key order, which the merge takes without a sort.
+        let test = try TestCache()
+        let changed = try test.cache.put(json: #"""
+            {"A:1": {"n": -1.5e3, "s": "plain", "e": "tab\tquote\"", "t": true, "f": false, "z": null,
+                     "l": [1, "two"], "ll": [[1], [true, null]], "o": {"k": [false]}},
+             "A:2": {"r": {"\u0024reference": "B:1"}, "p": {"$referencf": "B:1"}, "q": {"$reference\u0000": "B:1"}}}
+            """#)
+        #expect(changed == ["A:1.n", "A:1.s", "A:1.e", "A:1.t", "A:1.f", "A:1.z", "A:1.l", "A:1.ll", "A:1.o", "A:2.r", "A:2.p", "A:2.q"])
+        #expect(try test.cache.record("A:1")
+            == #"{"e":"tab\tquote\"","f":false,"l":[1,"two"],"ll":[[1],[true,null]],"n":-1.5e3,"o":{"k":[false]},"s":"plain","t":true,"z":null}"#)
+        #expect(try test.cache.record("A:2") == #"{"p":{"$referencf":"B:1"},"q":{"$reference\u0000":"B:1"},"r":{"$reference":"B:1"}}"#)
+        #expect(throws: NormCacheError(.json, #"JSON error at byte 14: malformed reference in field 'r' of record 'A:1': a reference is an object whose only member is "$reference" with a string value"#)) {
+            _ = try test.cache.put(json: #"{"A:1": {"r": {"\u0024reference": "B:1", "x": 1}}}"#)
+        }
+    }
+
     @Test func anEmptyReferenceKeyIsRefusedNamingTheFieldAndTheDecodedRecordKey() throws {
         let test = try TestCache()
         for (records, message) in [
