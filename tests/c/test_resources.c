@@ -401,11 +401,11 @@ static slot_holder hold_slots(const char *path, int wanted)
     CHECK(holder.pid >= 0);
     if (holder.pid == 0) {
         MDB_env *env = NULL;
-        MDB_txn *txns[16];
+        MDB_txn *txns[64];
         int held = 0;
         int refused = 0;
         char byte;
-        CHECK(wanted <= 16);
+        CHECK(wanted <= 64);
         CHECK(close(command[1]) == 0 && close(report[0]) == 0);
         CHECK(mdb_env_create(&env) == 0);
         CHECK(mdb_env_set_maxdbs(env, 4) == 0);
@@ -563,6 +563,43 @@ static void test_stale_reader_slots_released(void)
     CHECK_CHILD_PASSED(nc_spawn(open_and_read, path, 0));
     check_free_slots(path, 2);
     CHECK_OK(normcache_close(cache));
+}
+
+/**
+ * A read keeps its reader slot for the next read of its process. With another process
+ * holding every other slot, that kept slot still serves this process's reads, and a
+ * copy, whose read transaction LMDB begins inside the call, is not refused: the kept
+ * transaction is given up for it. Once the holder is gone, every slot is free but the
+ * one kept for the next read, and the copy holds the record.
+ */
+static void test_kept_slot_given_up_when_slots_run_out(void)
+{
+    char path[NC_PATH_SIZE];
+    char copy[NC_PATH_SIZE];
+    normcache *cache;
+    normcache *copied;
+    slot_holder holder;
+
+    nc_temp_path(path, "slots-kept");
+    nc_temp_path(copy, "slots-kept-copy");
+    cache = NC_OPEN(path, "{\"max_readers\": 32}");
+    CHECK_PUT(cache, "{\"R:1\": {\"x\": 1}}", "[\"R:1.x\"]");
+    CHECK_GET(cache, "R:1", "{\"x\":1}");
+
+    holder = hold_slots(path, 32);
+    CHECK(holder.held == 31);
+    CHECK(holder.refused == MDB_READERS_FULL);
+    CHECK_GET(cache, "R:1", "{\"x\":1}");
+    CHECK_OK(normcache_copy(cache, copy, strlen(copy)));
+    CHECK_GET(cache, "R:1", "{\"x\":1}");
+    release_slots(&holder);
+    /* This process keeps the one slot of its last read; the copy left none taken. */
+    check_free_slots(path, 31);
+    CHECK_OK(normcache_close(cache));
+
+    copied = NC_OPEN(copy, NULL);
+    CHECK_GET(copied, "R:1", "{\"x\":1}");
+    CHECK_OK(normcache_close(copied));
 }
 
 /** Threads and rounds of the reader-slot storm; the big record makes each read last. */
@@ -888,6 +925,7 @@ int main(void)
     test_disk_fills();
     test_reader_slots_held();
     test_stale_reader_slots_released();
+    test_kept_slot_given_up_when_slots_run_out();
     test_more_readers_than_slots();
     test_unwritable_file_and_directory();
     test_read_only_follows_a_writer();

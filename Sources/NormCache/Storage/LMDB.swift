@@ -106,6 +106,13 @@ final class LMDBEnvironment {
         for txn in idleReaders.takeAll() { mdb_txn_abort(txn) }
     }
 
+    /// Releases the reader slots no read needs, when every slot is taken: those of
+    /// processes that died holding them, and this process's kept transactions.
+    private func releaseSpareReaderSlots() {
+        clearStaleReaders()
+        dropIdleReaders()
+    }
+
     /// The environment's `MDB_envinfo`.
     func info() -> LMDBInfo {
         var info = MDB_envinfo()
@@ -152,7 +159,8 @@ final class LMDBEnvironment {
     /// pages and renumbers the rest: "This option may be slower since it may walk the
     /// entire tree". The file is created before the read transaction begins: when the
     /// begin fails (as `MDB_MAP_RESIZED` after another process grew the map), an empty
-    /// file stays.
+    /// file stays. When that begin finds every reader slot taken, the spare ones (dead
+    /// readers', the kept transactions) are released and the copy tried once more.
     func copy(to path: String, compacting: Bool) throws(LMDBError) {
         var source = stat()
         let mode = try fstat(dataFileDescriptor(), &source) == 0 ? source.st_mode & 0o777 : 0o600
@@ -160,7 +168,14 @@ final class LMDBEnvironment {
         guard fd >= 0 else { throw LMDBError(status: LMDBStatus(rawValue: errno), call: "open") }
         defer { close(fd) }
         let flags = compacting ? UInt32(MDB_CP_COMPACT) : 0
-        try LMDBStatus.check(StorageFaults.injected(at: .copy) ?? mdb_env_copyfd2(handle, fd, flags), "mdb_env_copyfd2")
+        var status = StorageFaults.injected(at: .copy) ?? mdb_env_copyfd2(handle, fd, flags)
+        if status == MDB_READERS_FULL {
+            // The copy's read transaction, which LMDB begins before it writes anything,
+            // found no slot: the kept ones may be what holds them.
+            releaseSpareReaderSlots()
+            status = StorageFaults.injected(at: .copy) ?? mdb_env_copyfd2(handle, fd, flags)
+        }
+        try LMDBStatus.check(status, "mdb_env_copyfd2")
         guard fsync(fd) == 0 else { throw LMDBError(status: LMDBStatus(rawValue: errno), call: "fsync") }
     }
 
@@ -218,8 +233,7 @@ final class LMDBEnvironment {
         var txn: OpaquePointer?
         var status = StorageFaults.injected(at: point) ?? start(flags: flags, &txn)
         if status == MDB_READERS_FULL {
-            clearStaleReaders()
-            dropIdleReaders()
+            releaseSpareReaderSlots()
             status = StorageFaults.injected(at: point) ?? start(flags: flags, &txn)
         }
         try LMDBStatus.check(status, "mdb_txn_begin")
