@@ -686,8 +686,11 @@ int normcache_metrics(normcache *cache, char **out_json, size_t *out_len);
  * only to a new file"; it is left untouched)); NORMCACHE_ESTORAGE with the reason from
  * the system, for a directory that does not exist ("copying the cache to '<path>' on
  * '<cache>' failed: No such file or directory (open)"), one that cannot be written
- * ("... Permission denied (open)"), or a full disk; NORMCACHE_ENOTCACHE (damaged
- * source); NORMCACHE_ENOMEM. Thread-safe.
+ * ("... Permission denied (open)"), a full disk, or every reader slot taken ("... all
+ * reader slots are in use (raise max_readers) ..."; the slots this process keeps for its
+ * next reads, and those of dead processes, are given up and the copy tried once more
+ * before that answer); NORMCACHE_ENOTCACHE (damaged source); NORMCACHE_ENOMEM.
+ * Thread-safe.
  */
 int normcache_copy(normcache *cache, const char *path, size_t path_len);
 
