@@ -62,6 +62,26 @@ import Testing
         #expect(try Self.json(ChangedFields(names)) == Self.json(changed))
     }
 
+    /// A hundred thousand names (1.2 MB) stay whole while held, whatever later writes
+    /// allocate and free; another list of the same names is equal, with the same hash.
+    @Test func aLargeListOutlivesLaterWrites() throws {
+        let test = try TestCache()
+        func records(_ value: Int) -> String {
+            "{" + (0..<20_000).map { #""R:\#($0)": {"a": \#(value), "b": \#(value), "c": \#(value), "d": \#(value), "e": \#(value)}"# }
+                .joined(separator: ",") + "}"
+        }
+        let first = try test.cache.put(json: records(1))
+        let json = try Self.json(first)
+        #expect(first.count == 100_000)
+        for value in 2...4 { #expect(try test.cache.put(json: records(value)).count == 100_000) }
+        #expect(first[0] == "R:0.a" && first[1] == "R:0.b" && first[99_999] == "R:19999.e")
+        #expect(try Self.json(first) == json)
+        #expect(json.hasPrefix(#"["R:0.a","R:0.b","#) && json.hasSuffix(#","R:19999.e"]"#))
+        let again = try test.cache.put(json: records(5))
+        #expect(again == first && again.hashValue == first.hashValue)
+        #expect(try test.cache.put(json: #"{"R:0": {"a": 6}}"#) != first)
+    }
+
     /// A put of records whose keys need escapes reports them by name, and as JSON.
     @Test func aPutReportsEscapedKeys() throws {
         let test = try TestCache()
