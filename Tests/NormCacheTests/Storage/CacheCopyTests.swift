@@ -81,6 +81,23 @@ import Testing
         #expect(try copy.record("Pet:1") == #"{"name":"Rex"}"#)
     }
 
+    @Test func aCopyFindingNoReaderSlotGivesUpTheSpareOnesAndTriesOnce() throws {
+        let test = try TestCache()
+        _ = try test.cache.put(json: #"{"Pet:1": {"name": "Rex"}}"#)
+        let path = destination(test)
+        defer { remove(path) }
+        let once = StorageFaults.inject(.readersFull, at: .copy) { () throws(NormCacheError) in try test.cache.copy(to: path) }
+        #expect(once.injected == 1 && once.error == nil)
+        let copy = try NormalizedCache(path: path)
+        defer { copy.close() }
+        #expect(try copy.record("Pet:1") == #"{"name":"Rex"}"#)
+        let refused = destination(test, "refused.cache")
+        let twice = StorageFaults.inject(.readersFull, at: .copy, count: 2) { () throws(NormCacheError) in try test.cache.copy(to: refused) }
+        #expect(twice.injected == 2)
+        #expect(twice.error == NormCacheError(.storage, "copying the cache to '\(refused)' on '\(test.path)' failed: all reader slots are in use (raise max_readers): MDB_READERS_FULL: Environment maxreaders limit reached (mdb_env_copyfd2)"))
+        #expect(size(refused) == -1)
+    }
+
     @Test func aFailedCopyLeavesNoFile() throws {
         let test = try TestCache()
         let path = destination(test)
