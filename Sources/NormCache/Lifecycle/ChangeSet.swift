@@ -12,8 +12,9 @@
 /// A change set past `maximumBytes` (or one that noted `everything`) keeps no keys:
 /// it stands for "anything may have changed".
 ///
-/// Only the thread that holds the write transaction touches a change set, so its
-/// properties are not checked for overlapping access at run time
+/// A change set is filled by the one thread that holds its write transaction, and only
+/// read once that transaction has committed (the watchers, eviction), never changed
+/// again. So its properties are not checked for overlapping access at run time
 /// (`@exclusivity(unchecked)`): those checks cost more than the append they guard, on
 /// every record a write notes.
 final class ChangeSet {
