@@ -24,8 +24,10 @@ final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
     private let name: String
     private let boundToProcess: Bool
     private let lock: Mutex
-    /// Changed only under `lock`.
-    private var slots: [Slot] = []
+    /// Read and changed only under `lock`, which also keeps the accesses exclusive: so
+    /// Swift's run-time exclusivity check, which every call of the C interface would
+    /// pay in its handle lookup, is left out.
+    @exclusivity(unchecked) private var slots: [Slot] = []
 
     /// A table whose slots `lock` guards.
     init(name: String, boundToProcess: Bool, lock: Mutex) {

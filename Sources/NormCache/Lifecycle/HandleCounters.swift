@@ -4,8 +4,9 @@ import Synchronization
 /// relaxed atomic adds, one a read and two a write, so counting costs the hot paths
 /// nothing a profile sees. The reads are the sum of their outcomes, and the write
 /// counts sit a cache line away from the read counts, so that a writing thread does
-/// not take the readers' line from them on every commit.
-final class HandleCounters: Sendable {
+/// not take the readers' line from them on every commit. A non-copyable value kept
+/// inline in its handle, so that counting costs no reference count either.
+struct HandleCounters: ~Copyable, Sendable {
     private let hits = Atomic<Int>(0)
     private let misses = Atomic<Int>(0)
     private let staleReads = Atomic<Int>(0)
