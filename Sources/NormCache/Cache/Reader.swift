@@ -25,14 +25,24 @@ struct Reader: ~Copyable {
     private(set) var missing: [FieldReport] = []
     /// The stale fields returned, in document order.
     private(set) var stale: [FieldReport] = []
-    /// The oldest written-at time and the earliest expiry of the fields used (when
+    /// The oldest written-at time and the earliest expiry of the fields `judge` saw (when
     /// `freshness.reports`; `UInt64.max`: none).
     private var oldestWrittenAt = UInt64.max
     private var earliestExpiry = UInt64.max
+    /// The fields found fresh by their plain written-at times, and those times.
+    private var freshTimes: FreshTimes
     /// The oldest written-at time of the fields used, nil when none (or not reported).
-    var reportedOldestWrittenAt: UInt64? { oldestWrittenAt == .max ? nil : oldestWrittenAt }
+    var reportedOldestWrittenAt: UInt64? {
+        guard freshness.reports else { return nil }
+        let oldest = Swift.min(oldestWrittenAt, freshTimes.oldestWrittenAt)
+        return oldest == .max ? nil : oldest
+    }
     /// The earliest expiry of the fields used, nil when none expires (or not reported).
-    var reportedEarliestExpiry: UInt64? { earliestExpiry == .max ? nil : earliestExpiry }
+    var reportedEarliestExpiry: UInt64? {
+        guard freshness.reports else { return nil }
+        let earliest = Swift.min(earliestExpiry, freshTimes.earliestExpiry)
+        return earliest == .max ? nil : earliest
+    }
     /// The data read so far, as JSON.
     var out = ByteBuffer()
     /// What the read used, noted when not nil (a watcher's read).
@@ -67,6 +77,7 @@ struct Reader: ~Copyable {
         self.context = context
         self.txn = txn
         self.freshness = freshness
+        freshTimes = FreshTimes(now: freshness.now)
         lookup = RecordLookup(txn)
         needsTypename = !context.keyRules.fieldPolicies.isEmpty
         // With a prefix, room for the members that follow the data too (see `RenderedResult`).
@@ -225,21 +236,12 @@ struct Reader: ~Copyable {
     }
 
     /// Whether the stored field `field` (metadata bytes `metadata`, max age `maxAge`) can
-    /// be returned: a plain written-at time that is fresh is settled here, in a few
-    /// instructions; anything else by `judge`.
+    /// be returned: a plain written-at time that is fresh is settled by `freshTimes`, in a
+    /// few instructions; anything else by `judge`.
     @inline(__always)
     private mutating func isUsable(_ metadata: UnsafeRawBufferPointer, maxAge: UInt32, record: UnsafeRawBufferPointer,
                                    field: UnsafeMutablePointer<ObjectShape.Field>) throws(NormCacheError) -> Bool {
-        if let writtenAt = FieldMetadata.plainTime(metadata) {
-            let expiry = maxAge == MaxAgeRules.forever ? UInt64.max : writtenAt &+ UInt64(maxAge)
-            if freshness.now < expiry {
-                if freshness.reports {
-                    oldestWrittenAt = Swift.min(oldestWrittenAt, writtenAt)
-                    earliestExpiry = Swift.min(earliestExpiry, expiry)
-                }
-                return true
-            }
-        }
+        if freshTimes.isFresh(metadata, maxAge: maxAge) { return true }
         return try judge(metadata, maxAge: maxAge, record: record, field: field)
     }
 

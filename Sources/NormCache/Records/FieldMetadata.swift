@@ -68,13 +68,47 @@ struct FieldMetadata: Equatable {
     /// of a read's freshness check.
     @inline(__always)
     static func plainTime(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
-        guard bytes.count == 6, let base = bytes.baseAddress, base.load(as: UInt8.self) == hasWrittenAt else { return nil }
-        let low = UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
-        let high = UInt64(base.load(fromByteOffset: 5, as: UInt8.self))
-        // Groups 0-3 continue (bit 7 set), group 4 ends (bit 7 clear).
-        guard low & 0x8080_8080 == 0x8080_8080, high & 0x80 == 0 else { return nil }
-        return (low & 0x7F) | (low >> 8 & 0x7F) << 7 | (low >> 16 & 0x7F) << 14 | (low >> 24 & 0x7F) << 21 | high << 28
+        plainTimeBits(bytes).map { plainTime(bits: $0) }
     }
+
+    /// The time of a plain time's bits (`plainTimeBits`).
+    @inline(__always)
+    static func plainTime(bits: UInt64) -> UInt64 {
+        (bits & 0x7F) | (bits >> 8 & 0x7F) << 7 | (bits >> 16 & 0x7F) << 14 | (bits >> 24 & 0x7F) << 21 | (bits >> 32 & 0x7F) << 28
+    }
+
+    /// The five varint bytes of metadata that is a plain written-at time (as
+    /// `plainTime(_:)` accepts) as one little-endian integer, not decoded; nil for any
+    /// other metadata. Such integers are ordered as the times they hold (see
+    /// `plainTimeBits(of:)`), so a time is compared with a bound without decoding it.
+    @inline(__always)
+    static func plainTimeBits(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+        guard bytes.count == 6, let base = bytes.baseAddress, base.load(as: UInt8.self) == hasWrittenAt else { return nil }
+        let bits = UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: 1, as: UInt32.self)))
+            | UInt64(base.load(fromByteOffset: 5, as: UInt8.self)) << 32
+        // Groups 0-3 continue (bit 7 set), group 4 ends (bit 7 clear).
+        guard bits & plainTimeContinuations == 0x8080_8080 else { return nil }
+        return bits
+    }
+
+    /// `time` (below `plainTimeLimit`) laid out as `plainTimeBits(_:)` reads a stored
+    /// plain time: its five 7-bit groups, low first, one a byte, bit 7 set in all but the
+    /// last. The layout keeps order: both integers are the groups' sum at powers of 256
+    /// plus the same continuation bits, and groups under 128 compare alike at powers of
+    /// 256 and of 128. So for a stored plain time `t`, `plainTimeBits(t) > plainTimeBits(of: b)`
+    /// exactly when `t > b`.
+    static func plainTimeBits(of time: UInt64) -> UInt64 {
+        precondition(time < plainTimeLimit, "time \(time) does not fit five varint bytes")
+        var bits: UInt64 = 0
+        for group in 0..<5 { bits |= (time >> (7 * UInt64(group)) & 0x7F) << (8 * UInt64(group)) }
+        return bits | 0x8080_8080
+    }
+
+    /// The times five varint bytes hold: below 2^35 (the year 3058).
+    static let plainTimeLimit: UInt64 = 1 << 35
+
+    /// The continuation bits of the five bytes of a plain time.
+    private static let plainTimeContinuations: UInt64 = 0x80_8080_8080
 
     /// The LEB128 varint at `position` (at most ten bytes, within `bytes`); moves past it.
     @inline(__always)

@@ -89,6 +89,22 @@ import Testing
         #expect(paths(try test.cache.read(feed).missing) == ["feed"])
     }
 
+    @Test func aTimeBefore1978IsJudgedInFullAlike() throws {
+        // Times under 2^28 take fewer than five varint bytes: the read decodes them.
+        let now = Counter(start: 1000)
+        let test = try TestCache(clock: { now.value })
+        try test.cache.loadSchema(Self.sdl)
+        try test.cache.configure(#"{"maxAges": {"Query.feed": 60, "User": 10}}"#)
+        let feed = try test.cache.prepare(Self.feedQuery)
+        _ = try test.cache.write(feed, response: Self.feedResponse)
+        now.value = 1009
+        #expect(try test.cache.read(feed) == ReadResult(status: .complete, data: Array(Self.feedData.utf8)))
+        now.value = 1010
+        #expect(paths(try test.cache.read(feed).missing) == ["feed.0.author", "feed.1.author"])
+        now.value = 1060
+        #expect(paths(try test.cache.read(feed).missing) == ["feed"])
+    }
+
     @Test func inheritTakesTheParentFieldsMaxAge() throws {
         let (test, feed, now) = try feedCache(#"{"maxAges": {"Query.feed": 60, "User": 10, "Article.author": "inherit"}}"#)
         _ = try test.cache.write(feed, response: Self.feedResponse)

@@ -44,6 +44,54 @@ import Testing
         if let time { #expect(bytes.withUnsafeBytes { FieldMetadata($0) } == FieldMetadata(writtenAt: time)) }
     }
 
+    /// Times at and beside each boundary of the five 7-bit groups, from 1978 (the first
+    /// time five varint bytes hold) to their last.
+    static let groupBoundaryTimes: [UInt64] = {
+        var times: Set<UInt64> = [1 << 28, (1 << 35) - 1, 1_700_000_000, 1_700_003_600]
+        for group in 0..<5 {
+            for multiple: UInt64 in [1, 2, 3, 64, 127] {
+                let boundary = (1 << 28) + multiple << (7 * UInt64(group))
+                times.formUnion([boundary - 1, boundary, boundary + 1])
+            }
+        }
+        return times.filter { $0 < FieldMetadata.plainTimeLimit }.sorted()
+    }()
+
+    @Test func aPlainTimesBitsAreOrderedAsTheTimes() {
+        let times = Self.groupBoundaryTimes
+        let stored = times.map { time -> UInt64? in
+            var bytes = [UInt8](repeating: 0, count: FieldMetadata.maximumLength)
+            let length = bytes.withUnsafeMutableBytes { FieldMetadata(writtenAt: time).write(to: $0.baseAddress!) }
+            return bytes[..<length].withUnsafeBytes { FieldMetadata.plainTimeBits($0) }
+        }
+        for (time, bits) in zip(times, stored) {
+            // What is stored is what a bound lays out, and decodes to the time.
+            #expect(bits == FieldMetadata.plainTimeBits(of: time), "time \(time)")
+        }
+        for (time, bits) in zip(times, stored) {
+            for bound in times + [0, 1, 127, 128, (1 << 28) - 1] {
+                #expect((bits! > FieldMetadata.plainTimeBits(of: bound)) == (time > bound), "time \(time), bound \(bound)")
+            }
+        }
+    }
+
+    @Test(arguments: [
+        [0x01, 0x80, 0xE2, 0xCF, 0xAA, 0x06], [0x01, 0x80, 0x80, 0x80, 0x80, 0x01], [0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],
+    ] as [[UInt8]])
+    func aPlainTimesBitsAreItsFiveVarintBytes(bytes: [UInt8]) {
+        let bits = bytes.withUnsafeBytes { FieldMetadata.plainTimeBits($0) }
+        #expect(bits == bytes[1...].reversed().reduce(0) { $0 << 8 | UInt64($1) })
+        #expect(bits == bytes.withUnsafeBytes { FieldMetadata.plainTime($0) }.map(FieldMetadata.plainTimeBits(of:)))
+    }
+
+    @Test(arguments: [
+        [0x01, 0x05], [0x03, 0x80, 0xE2, 0xCF, 0xAA, 0x06], [0x01, 0x80, 0xE2, 0xCF, 0x2A, 0x06],
+        [0x01, 0x80, 0xE2, 0xCF, 0xAA, 0x86], [0x01, 0x80, 0xE2, 0xCF, 0xAA, 0x06, 0x00], [],
+    ] as [[UInt8]])
+    func otherMetadataHasNoPlainTimeBits(bytes: [UInt8]) {
+        #expect(bytes.withUnsafeBytes { FieldMetadata.plainTimeBits($0) } == nil)
+    }
+
     @Test func invalidatedNeedsAnExpiry() {
         #expect(FieldMetadata(writtenAt: 5, isInvalidated: true).isInvalidated == false)
     }
