@@ -29,8 +29,6 @@ struct Reader: ~Copyable {
     /// `freshness.reports`; `UInt64.max`: none).
     private var oldestWrittenAt = UInt64.max
     private var earliestExpiry = UInt64.max
-    /// The fields found fresh by their plain written-at times, and those times.
-    private var freshTimes: FreshTimes
     /// The oldest written-at time of the fields used, nil when none (or not reported).
     var reportedOldestWrittenAt: UInt64? {
         guard freshness.reports else { return nil }
@@ -64,6 +62,10 @@ struct Reader: ~Copyable {
     /// rules do for an object whose declared type is abstract: its concrete type's rules
     /// come first).
     private let needsTypename: Bool
+    /// The fields found fresh by their plain written-at times, and those times. Kept after
+    /// the fields every read uses: a build with it among them read the feed 10 % slower
+    /// without rules, running the same instructions.
+    private var freshTimes: FreshTimes
 
     /// The deepest data a read returns (the JSON limit of what reads it back).
     static let maximumDepth = JSONDocument.maxDepth
