@@ -1,6 +1,6 @@
 /// The fields of one read found fresh by their plain written-at times (the five-byte
-/// times this library writes), settled with one comparison each: the oldest fresh time
-/// under a max age is kept as a bound in the layout of stored times
+/// times this library writes), settled with one comparison each: the newest time that
+/// is no longer fresh under a max age is kept as a bound in the layout of stored times
 /// (`FieldMetadata.plainTimeBits`), so no time is decoded. The bound of the last max age
 /// asked for is kept, since the fields of a read mostly share one.
 ///
