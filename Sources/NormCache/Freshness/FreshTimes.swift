@@ -5,9 +5,9 @@
 /// asked for is kept, since the fields of a read mostly share one.
 ///
 /// Only a fresh answer is final: anything else (an old time, an expiry, metadata of
-/// another shape) is left to the full check (`FreshnessCheck`). For a read that reports
-/// times, it keeps the oldest time found fresh under each max age, so the oldest
-/// written-at time and the earliest expiry of those fields are decoded once, at the end.
+/// another shape) is left to the full check (`FreshnessCheck`). It keeps the oldest time
+/// found fresh under each max age, so the oldest written-at time and the earliest expiry
+/// of those fields, which a read may report, are decoded once a max age, not once a field.
 struct FreshTimes {
     /// The read's time, seconds since 1970.
     private let now: UInt64
