@@ -25,9 +25,13 @@ enum ChildModes {
         FileHandle.standardOutput.write(try JSONSerialization.data(withJSONObject: result))
     }
 
-    /// Writes and reads the large response into a new cache; reports the resident set
-    /// at the start and its peak, and the bytes of the pages the write added to the
-    /// file (its transaction's dirty pages: the cache was new).
+    /// Writes and reads the large response into a new cache, holding the response
+    /// throughout, as a caller that writes what it fetched and reads it back. Reports the
+    /// resident set at the start and its peak over both; the peak of each phase (the
+    /// high-water mark is reset between them); what the write left resident after it
+    /// returned; the bytes of the pages the write added to the file (its transaction's
+    /// dirty pages: the cache was new); and, for the read, the file pages it mapped and
+    /// its output.
     private static func largeMemory(response path: String, cache cachePath: String) throws -> [String: Any] {
         let start = residentBytes()
         guard let response = FileManager.default.contents(atPath: path) else { throw BenchError("cannot read \(path)") }
@@ -35,20 +39,49 @@ enum ChildModes {
         try cache.configure(Responses.keyByID)
         let operation = try cache.prepare(Responses.largeQuery)
         let before = try cache.statNumber("bytes_used")
+        let beforeWrite = residentBytes()
         try response.withUnsafeBytes { _ = try cache.write(operation, response: $0) }
+        let writePeak = peakResidentBytes()
+        let kept = residentBytes() - beforeWrite
         let written = try cache.statNumber("bytes_used") - before
-        try cache.read(operation)
-        return ["start_bytes": Double(start), "peak_bytes": Double(peakResidentBytes()), "written_bytes": Double(written)]
+        try resetPeakResidentBytes()
+        let fileBeforeRead = residentFileBytes()
+        let output = try cache.read(operation)
+        let readPeak = peakResidentBytes()
+        return ["start_bytes": Double(start), "peak_bytes": Double(max(writePeak, readPeak)),
+                "write_peak_bytes": Double(writePeak), "read_peak_bytes": Double(readPeak),
+                "kept_bytes": Double(kept), "written_bytes": Double(written),
+                "mapped_bytes": Double(residentFileBytes() - fileBeforeRead), "output_bytes": Double(output)]
     }
 
-    /// The peak resident set of this process image (VmHWM of /proc/self/status).
-    /// `getrusage`'s ru_maxrss would not do: across the parent's fork and the exec it
-    /// keeps the parent's high-water mark.
+    /// The peak resident set of this process image (VmHWM of /proc/self/status), since
+    /// its start or the last `resetPeakResidentBytes()`. `getrusage`'s ru_maxrss would
+    /// not do: across the parent's fork and the exec it keeps the parent's high-water
+    /// mark.
     static func peakResidentBytes() -> Int {
+        statusKilobytes("VmHWM:") * 1024
+    }
+
+    /// The file-backed part of the resident set (RssFile): pages of mapped files, as
+    /// the cache file's pages a read maps.
+    static func residentFileBytes() -> Int {
+        statusKilobytes("RssFile:") * 1024
+    }
+
+    /// Resets the peak resident set to the current one (Linux's `clear_refs`, value 5).
+    static func resetPeakResidentBytes() throws {
+        guard let file = fopen("/proc/self/clear_refs", "w") else { throw BenchError("cannot open /proc/self/clear_refs") }
+        defer { fclose(file) }
+        guard fputs("5", file) >= 0 else { throw BenchError("cannot reset the peak resident set") }
+    }
+
+    /// The value of a kilobyte line (`VmHWM:`, `RssFile:`) of /proc/self/status; 0
+    /// when it cannot be read.
+    private static func statusKilobytes(_ name: String) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name) }),
               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
-        return kilobytes * 1024
+        return kilobytes
     }
 
     /// Opens the cache, prepares the feed query, reads it and closes: the time of it all.
