@@ -19,22 +19,23 @@ struct LargeMemory {
     /// The write's dirty pages: the pages it added to the new file.
     var dirty = Series()
 
-    /// Adds the run that `child` reported, for a response of `response` bytes.
-    mutating func append(_ child: [String: Any], response: Int) throws {
+    /// Adds the run that `child` reported, for a response of `responseBytes` bytes.
+    mutating func append(_ child: [String: Any], response responseBytes: Int) throws {
         func value(_ key: String) throws -> Double {
             guard let value = child[key] as? Double else { throw BenchError("the large-memory child gave no \(key)") }
             return value
         }
         let start = try value("start_bytes")
-        let response = Double(response)
+        let response = Double(responseBytes)
         let written = try value("written_bytes")
-        let readFloor = response + (try value("mapped_bytes")) + (try value("output_bytes"))
+        let floorOfWrite = response + written
+        let floorOfRead = response + (try value("mapped_bytes")) + (try value("output_bytes"))
         peak.append(try value("peak_bytes") - start)
         writePeak.append(try value("write_peak_bytes") - start)
         readPeak.append(try value("read_peak_bytes") - start)
-        writeFloor.append(response + written)
-        self.readFloor.append(readFloor)
-        floor.append(max(response + written, readFloor))
+        writeFloor.append(floorOfWrite)
+        readFloor.append(floorOfRead)
+        floor.append(max(floorOfWrite, floorOfRead))
         kept.append(try value("kept_bytes"))
         dirty.append(written)
     }
