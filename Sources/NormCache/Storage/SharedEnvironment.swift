@@ -573,7 +573,10 @@ final class SharedEnvironment: @unchecked Sendable {
     }
 
     /// Grows the map, when needed, to hold the pages in use and twice `bytes` (room for
-    /// the new records, their B-tree pages and the copies a transaction writes).
+    /// the new records, their B-tree pages and the copies a transaction writes), and by
+    /// at least a full map's growth step (`grown(_:)`): small writes near the end of the
+    /// map then do not resize it one after another, each resize making every other
+    /// process's next transaction adopt the new size (`MDB_MAP_RESIZED`).
     private func makeRoom(for bytes: Int) throws(NormCacheError) {
         guard bytes > 0 else { return }
         let facts = try mapFacts()
@@ -581,16 +584,18 @@ final class SharedEnvironment: @unchecked Sendable {
         guard !overflow, case (let needed, false) = facts.bytesUsed.addingReportingOverflow(doubled),
               needed > facts.mapSize else { return }
         let pages = (needed + facts.pageSize - 1) / facts.pageSize
-        try resizeMap { current in max(current, pages * facts.pageSize) }
+        try resizeMap { current in max(current, pages * facts.pageSize, Self.grown(current) ?? current) }
     }
 
-    /// Grows a full map by its size, at most by `maximumGrowth`.
+    /// Grows a full map by a step (`grown(_:)`).
     private func growMap() throws(NormCacheError) {
-        try resizeMap { current in
-            let step = min(current, Self.maximumGrowth)
-            let (grown, overflow) = current.addingReportingOverflow(step)
-            return overflow ? nil : grown
-        }
+        try resizeMap { current in Self.grown(current) }
+    }
+
+    /// `size` grown by itself, at most by `maximumGrowth`; nil past `Int.max`.
+    private static func grown(_ size: Int) -> Int? {
+        let (grown, overflow) = size.addingReportingOverflow(min(size, maximumGrowth))
+        return overflow ? nil : grown
     }
 
     /// Sets the map size that `size` computes from the current one. When LMDB cannot map

@@ -342,6 +342,21 @@ import Testing
         #expect(try store.mapFacts().mapSize == before.bytesUsed + (6 << 20))
     }
 
+    @Test func aReservingWriteJustPastTheMapGrowsItByAStepNotToTheByte() throws {
+        var options = CacheOptions()
+        options.mapSize = 1 << 20
+        let test = try TestCache(options: options)
+        let store = test.cache.store
+        let before = try store.mapFacts()
+        // Twice these bytes reach one page past the map: a map grown to the byte would
+        // need growing again at the next such write (and every other process with it).
+        let bytes = (before.mapSize - before.bytesUsed) / 2 + 2048
+        try store.write(reserving: bytes) { (_) throws(NormCacheError) in }
+        #expect(try store.mapFacts().mapSize == 2 << 20)
+        try store.write(reserving: bytes) { (_) throws(NormCacheError) in }
+        #expect(try store.mapFacts().mapSize == 2 << 20)
+    }
+
     @Test func aClosedStoreRefusesReadsWritesAndMapFacts() throws {
         let test = try TestCache()
         try Self.set([("A:1", [1])], in: test.cache.store)
