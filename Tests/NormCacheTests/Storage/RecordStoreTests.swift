@@ -307,10 +307,15 @@ import Testing
         #expect(try Self.lookUp(["A:1", "P:1", "B:1"], in: store) == [[1], [2], nil])
     }
 
-    @Test func aWriteThatFillsTheMapRunsItsBodyAgainInADoubledMap() throws {
+    /// A new cache whose map starts at 1 MiB, the smallest.
+    private static func cacheWithOneMebibyteMap() throws -> TestCache {
         var options = CacheOptions()
         options.mapSize = 1 << 20
-        let test = try TestCache(options: options)
+        return try TestCache(options: options)
+    }
+
+    @Test func aWriteThatFillsTheMapRunsItsBodyAgainInADoubledMap() throws {
+        let test = try Self.cacheWithOneMebibyteMap()
         let store = test.cache.store
         // 2 MiB takes 513 overflow pages: more than a map of 1 MiB or 2 MiB holds.
         let big = Self.bytes(2 << 20, seed: 5)
@@ -327,9 +332,7 @@ import Testing
     }
 
     @Test func mapFactsDescribeTheMapAndAReservingWriteGrowsItFirst() throws {
-        var options = CacheOptions()
-        options.mapSize = 1 << 20
-        let test = try TestCache(options: options)
+        let test = try Self.cacheWithOneMebibyteMap()
         let store = test.cache.store
         let before = try store.mapFacts()
         #expect(before.mapSize == 1 << 20)
@@ -343,9 +346,7 @@ import Testing
     }
 
     @Test func aReservingWriteJustPastTheMapGrowsItByAStepNotToTheByte() throws {
-        var options = CacheOptions()
-        options.mapSize = 1 << 20
-        let test = try TestCache(options: options)
+        let test = try Self.cacheWithOneMebibyteMap()
         let store = test.cache.store
         let before = try store.mapFacts()
         // Twice these bytes reach one page past the map: a map grown to the byte would
