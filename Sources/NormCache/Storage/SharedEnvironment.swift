@@ -288,7 +288,7 @@ final class SharedEnvironment: @unchecked Sendable {
                   _ body: (StoreTransaction) throws(NormCacheError) -> R) throws(NormCacheError) -> (result: R, commit: Commit?) {
         try refuseInherited()
         return try writers.withLock { () throws(NormCacheError) -> (result: R, commit: Commit?) in
-            try makeRoom(for: bytes)
+            try makeRoom(for: bytes, byAtLeastAStep: true)
             var resizes = 0
             while true {
                 switch try attemptWrite(committing: committing, body) {
@@ -408,7 +408,7 @@ final class SharedEnvironment: @unchecked Sendable {
         try refuseInherited()
         writers.lock()
         do throws(NormCacheError) {
-            try makeRoom(for: Self.transactionHeadroom)
+            try makeRoom(for: Self.transactionHeadroom, byAtLeastAStep: false)
             for _ in 0...Self.resizeRetries {
                 let begun = try access.withSharedAccess { () throws(NormCacheError) -> LMDBTransaction? in
                     guard let txn = try beginWrite(try openEnvironment()) else { return nil }
@@ -573,18 +573,20 @@ final class SharedEnvironment: @unchecked Sendable {
     }
 
     /// Grows the map, when needed, to hold the pages in use and twice `bytes` (room for
-    /// the new records, their B-tree pages and the copies a transaction writes), and by
-    /// at least a full map's growth step (`grown(_:)`): small writes near the end of the
-    /// map then do not resize it one after another, each resize making every other
-    /// process's next transaction adopt the new size (`MDB_MAP_RESIZED`).
-    private func makeRoom(for bytes: Int) throws(NormCacheError) {
+    /// the new records, their B-tree pages and the copies a transaction writes). With
+    /// `byAtLeastAStep`, a map that must grow grows by at least a full map's step
+    /// (`grown(_:)`): so a write's small needs near the end of the map do not resize it
+    /// write after write, each resize making every other process's next transaction
+    /// adopt the new size (`MDB_MAP_RESIZED`). Without it the map grows to exactly that
+    /// room, as a transaction's begin promises (`transactionHeadroom`).
+    private func makeRoom(for bytes: Int, byAtLeastAStep: Bool) throws(NormCacheError) {
         guard bytes > 0 else { return }
         let facts = try mapFacts()
         let (doubled, overflow) = bytes.multipliedReportingOverflow(by: 2)
         guard !overflow, case (let needed, false) = facts.bytesUsed.addingReportingOverflow(doubled),
               needed > facts.mapSize else { return }
-        let pages = (needed + facts.pageSize - 1) / facts.pageSize
-        try resizeMap { current in max(current, pages * facts.pageSize, Self.grown(current) ?? current) }
+        let room = (needed + facts.pageSize - 1) / facts.pageSize * facts.pageSize
+        try resizeMap { current in max(current, room, byAtLeastAStep ? Self.grown(current) ?? current : current) }
     }
 
     /// Grows a full map by a step (`grown(_:)`).
