@@ -37,10 +37,12 @@ let package = Package(
         .systemLibrary(name: "CNormCacheHeader", path: "include"),
         // The CPU's prefetch hint, as a static inline C function.
         .systemLibrary(name: "CPrefetch"),
+        // glibc's <malloc.h> (malloc_usable_size), which the Glibc module leaves out.
+        .systemLibrary(name: "CMalloc"),
         // The core. `-Xswiftc -DNORMCACHE_INTERNAL_CHECKS` builds it checked (bounds and
         // non-nil checks, no block pool: Support/InternalChecks.swift), as the full test
         // run, the ASan run and the fuzz targets do.
-        .target(name: "NormCache", dependencies: ["CLMDB", "CPrefetch"], swiftSettings: faultInjection),
+        .target(name: "NormCache", dependencies: ["CLMDB", "CPrefetch", "CMalloc"], swiftSettings: faultInjection),
         .target(
             name: "CNormCache",
             dependencies: ["NormCache", "CNormCacheHeader"],

@@ -193,8 +193,32 @@ const char *normcache_errmsg(void);
  *
  * NULL is allowed and does nothing. Passing anything the library did not return
  * through an out-parameter, or freeing a buffer twice, is undefined behaviour.
+ * A buffer larger than 32 MiB is kept for the library's later calls (see
+ * normcache_release_memory), so that reading a large result again faults in no fresh
+ * pages.
  */
 void normcache_free(void *buffer);
+
+/**
+ * normcache_release_memory — free the memory the library keeps between calls.
+ *
+ * Writes and reads of large responses use blocks of 256 KiB and more (the scan of the
+ * JSON, the write's records, a read's result of more than 32 MiB once normcache_free
+ * releases it). The library keeps the blocks they let go for the next call, because
+ * memory fresh from the kernel costs a page fault every 4 KiB (a quarter of a cold
+ * write of 100,000 objects): up to 32 MiB kept as it is and, once the process wants a
+ * block of a size again that the library freed less than 10 seconds before, up to
+ * 256 MiB more whose pages are marked MADV_FREE. The kernel takes those back when memory runs short; the library
+ * frees them when they have been unused for 10 seconds, at its next call. Until then
+ * they count in the process's resident set. This call frees every kept block now, as
+ * SQLite's sqlite3_release_memory; later calls keep blocks again.
+ *
+ * Stores the bytes freed in *out_released (may be NULL). Returns NORMCACHE_OK. It
+ * frees no memory of open caches (LMDB keeps the pages of a cache's last write until
+ * the cache's last handle in the process closes). Process-wide; thread-safe; any time,
+ * also while other threads call the library.
+ */
+int normcache_release_memory(size_t *out_released);
 
 /* ---------------------------------------------------------------------------
  * Opening and closing

@@ -26,11 +26,6 @@ public func normcache_errmsg() -> UnsafePointer<CChar>? {
 }
 
 @c @implementation
-public func normcache_free(_ buffer: UnsafeMutableRawPointer?) {
-    free(buffer)
-}
-
-@c @implementation
 public func normcache_open(_ path: UnsafePointer<CChar>?, _ pathLength: Int,
                            _ options: UnsafePointer<CChar>?, _ optionsLength: Int,
                            _ outCache: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {

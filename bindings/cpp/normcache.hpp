@@ -2387,6 +2387,18 @@ public:
      */
     static int version_number() noexcept { return normcache_version_number(); }
 
+    /**
+     * Frees the memory the library keeps between calls (normcache_release_memory): the
+     * large blocks that writes and reads let go, kept so that the next call faults in no
+     * fresh pages. Returns the bytes freed. Process-wide; thread-safe.
+     */
+    static std::size_t release_memory() noexcept
+    {
+        std::size_t released = 0;
+        normcache_release_memory(&released);
+        return released;
+    }
+
 private:
     /** The ReadResult of a read's `code` and output; throws on a failure. */
     static ReadResult read_outcome(int code, const Buffer &json)

@@ -31,6 +31,24 @@ void test_version()
                                           NORMCACHE_VERSION_PATCH);
 }
 
+/// release_memory frees the blocks a large put let go (at least one of 256 KiB), and
+/// then nothing; a checked library (NORMCACHE_POOL_KEEPS_BLOCKS 0) keeps none.
+void test_release_memory()
+{
+    Cache cache(fresh_path());
+    const std::string blob(300 * 1024, 'q');
+    Cache::release_memory();
+    cache.put(R"({"Big:1": {"blob": ")" + blob + R"("}})");
+    const std::size_t released = Cache::release_memory();
+    CHECK_EQ(cache.get("Big:1"), std::optional<std::string>(R"({"blob":")" + blob + R"("})"));
+#if NORMCACHE_POOL_KEEPS_BLOCKS
+    CHECK(released >= std::size_t{256 * 1024});
+#else
+    CHECK_EQ(released, std::size_t{0});
+#endif
+    CHECK_EQ(Cache::release_memory(), std::size_t{0});
+}
+
 /// Cache is move-only, and moves cannot throw.
 void test_type_traits()
 {
@@ -427,6 +445,7 @@ void test_buffer()
 int main()
 {
     test_version();
+    test_release_memory();
     test_type_traits();
     test_destructor_closes();
     test_moves();

@@ -58,7 +58,7 @@ import Testing
         let pool = BlockPool(keepsBlocks: false)
         let (block, capacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock))
         pool.release(block, capacity: capacity)
-        #expect(pool.kept.blocks == 0 && pool.kept.bytes == 0)
+        #expect(pool.kept.ready == 0 && pool.kept.reclaimable == 0)
         #expect(pool.reallocate(nil, used: 0, capacity: 0, to: Self.exabyte) == nil)
     }
 
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func theCheckedBuildKeepsNoBlocks() {
-        #expect(BlockPool.shared.kept.blocks == 0)
+        #expect(BlockPool.shared.kept.ready == 0 && BlockPool.shared.kept.reclaimable == 0)
     }
     #endif
 }

@@ -81,28 +81,4 @@ import Testing
         array.truncate(to: 1)
         #expect(array.count == 1)
     }
-
-    @Test func thePoolKeepsLargeBlocksWithinItsBounds() throws {
-        let pool = BlockPool()
-        // A small block is freed, not kept; a large one is given back for the next request.
-        let (small, smallCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: 1024))
-        pool.release(small, capacity: smallCapacity)
-        let (large, largeCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock))
-        large.storeBytes(of: 42, as: UInt8.self)
-        pool.release(large, capacity: largeCapacity)
-        let (again, againCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock / 2 + BlockPool.minimumBlock / 2))
-        #expect(again == large)
-        #expect(againCapacity == largeCapacity)
-        // Growing a block keeps what it holds, whether it is reallocated or swapped for a kept one.
-        again.storeBytes(of: 7, toByteOffset: 100, as: UInt8.self)
-        let (grown, grownCapacity) = try #require(pool.reallocate(again, used: 101, capacity: againCapacity, to: 4 * BlockPool.minimumBlock))
-        #expect(grown.load(fromByteOffset: 100, as: UInt8.self) == 7)
-        #expect(grownCapacity >= 4 * BlockPool.minimumBlock)
-        // More than the pool may keep: the oldest go.
-        let held = try (0..<(BlockPool.maximumBlocks + 3)).map { _ in try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock)) }
-        for (block, capacity) in held { pool.release(block, capacity: capacity) }
-        pool.release(grown, capacity: grownCapacity)
-        #expect(pool.kept.blocks == BlockPool.maximumBlocks)
-        #expect(pool.kept.bytes <= BlockPool.maximumRetained)
-    }
 }

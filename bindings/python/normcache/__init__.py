@@ -55,6 +55,8 @@ The C++ binding (bindings/cpp/normcache.hpp) has the same error names and the sa
 argument order: write(op, response, variables), read(op, variables).
 """
 
+from ctypes import byref, c_size_t
+
 from ._library import lib as _lib
 from ._options import ErrorPolicy, Headers, Policy
 from ._version import __version__
@@ -110,6 +112,22 @@ def version_number() -> int:
     + PATCH (NORMCACHE_VERSION_NUMBER of its header)."""
     found: int = _lib.normcache_version_number()
     return found
+
+
+def release_memory() -> int:
+    """Frees the memory libnormcache keeps between calls, and returns its bytes.
+
+    Writes and reads of large responses let go of blocks of 256 KiB and more, and the
+    library keeps them so that the next call does not fault in fresh pages: up to 32 MiB
+    ready, and, while calls keep wanting blocks of the same large sizes, up to 256 MiB
+    more that the kernel may take back when memory runs short (freed after 10 seconds
+    unused). They
+    count in the process's resident set until then; this frees them all now, as SQLite's
+    ``sqlite3_release_memory``. Process-wide and thread-safe.
+    """
+    released = c_size_t()
+    _lib.normcache_release_memory(byref(released))
+    return released.value
 
 
 __all__ = [
@@ -170,6 +188,7 @@ __all__ = [
     "WriteResult",
     "__version__",
     "compact",
+    "release_memory",
     "version",
     "version_number",
 ]

@@ -259,6 +259,7 @@ _PROTOTYPES = {
     "normcache_errstr": (c_char_p, [c_int]),
     "normcache_errmsg": (c_char_p, []),
     "normcache_free": (None, [c_void_p]),
+    "normcache_release_memory": (c_int, [POINTER(c_size_t)]),
     "normcache_open": (c_int, [c_char_p, c_size_t, c_char_p, c_size_t, POINTER(CacheHandle)]),
     "normcache_close": (c_int, [CacheHandle]),
     "normcache_interrupt": (c_int, [CacheHandle]),

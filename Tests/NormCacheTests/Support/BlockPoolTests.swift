@@ -1,0 +1,119 @@
+import Glibc
+import Testing
+@testable import NormCache
+
+/// The pool of large blocks kept between calls: its two tiers, their bounds, when the
+/// reclaimable tier keeps blocks, and how they leave.
+@Suite struct BlockPoolTests {
+    /// A clock the test moves by hand.
+    final class ManualClock: @unchecked Sendable {
+        var milliseconds: UInt64 = 1_000
+    }
+
+    /// More than the ready tier keeps of one block.
+    static let overReady = BlockPool.maximumReady + (1 << 20)
+
+    @Test func theReadyTierKeepsLargeBlocksWithinItsBounds() throws {
+        let pool = BlockPool()
+        // A small block is freed, not kept; a large one is given back for the next request.
+        let (small, smallCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: 1024))
+        pool.release(small, capacity: smallCapacity)
+        #expect(pool.kept == (0, 0, 0, 0))
+        let (large, largeCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock))
+        large.storeBytes(of: 42, as: UInt8.self)
+        pool.release(large, capacity: largeCapacity)
+        #expect(pool.kept == (1, BlockPool.minimumBlock, 0, 0))
+        let (again, againCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock))
+        #expect(again == large)
+        #expect(againCapacity == largeCapacity)
+        // Growing a block keeps what it holds, whether it is reallocated or swapped for a kept one.
+        again.storeBytes(of: 7, toByteOffset: 100, as: UInt8.self)
+        let (grown, grownCapacity) = try #require(pool.reallocate(again, used: 101, capacity: againCapacity, to: 4 * BlockPool.minimumBlock))
+        #expect(grown.load(fromByteOffset: 100, as: UInt8.self) == 7)
+        #expect(grownCapacity == 4 * BlockPool.minimumBlock)
+        // More than the tier may keep: the oldest go, and, while the reclaimable tier keeps
+        // nothing, they are freed.
+        let held = try (0..<(BlockPool.maximumReadyBlocks + 3)).map { _ in try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock)) }
+        for (block, capacity) in held { pool.release(block, capacity: capacity) }
+        pool.release(grown, capacity: grownCapacity)
+        #expect(pool.kept == (BlockPool.maximumReadyBlocks, 7 * BlockPool.minimumBlock + grownCapacity, 0, 0))
+        #expect(pool.releaseAll() == 7 * BlockPool.minimumBlock + grownCapacity)
+        #expect(pool.kept == (0, 0, 0, 0))
+        #expect(pool.releaseAll() == 0)
+    }
+
+    @Test func theReclaimableTierKeepsBlocksOnceOneFreedIsWantedAgain() throws {
+        let clock = ManualClock()
+        let pool = BlockPool(clock: { clock.milliseconds })
+        // One large call: its block is freed, as malloc would free it.
+        let (first, firstCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: Self.overReady))
+        pool.release(first, capacity: firstCapacity)
+        #expect(pool.kept == (0, 0, 0, 0))
+        // The same size wanted again within the lifetime: from now on such blocks are kept,
+        // their pages marked MADV_FREE, and the next call gets the same block.
+        clock.milliseconds += BlockPool.reclaimableLifetime - 1
+        let (second, secondCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: Self.overReady))
+        pool.release(second, capacity: secondCapacity)
+        #expect(pool.kept == (0, 0, 1, Self.overReady))
+        let (third, thirdCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: Self.overReady - 4096))
+        #expect(third == second && thirdCapacity == Self.overReady)
+        #expect(pool.kept == (0, 0, 0, 0))
+        // Its pages, given to the kernel, can be written again whole.
+        memset(third, 0xA5, thirdCapacity)
+        #expect(third.load(fromByteOffset: thirdCapacity - 1, as: UInt8.self) == 0xA5)
+        pool.release(third, capacity: thirdCapacity)
+        // Unused for the lifetime, it is freed at the pool's next use.
+        clock.milliseconds += BlockPool.reclaimableLifetime
+        let (small, smallCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock))
+        #expect(pool.kept == (0, 0, 0, 0))
+        pool.release(small, capacity: smallCapacity)
+        // And the tier keeps nothing again until a block freed is wanted again.
+        let (fourth, fourthCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: Self.overReady))
+        pool.release(fourth, capacity: fourthCapacity)
+        #expect(pool.kept == (1, BlockPool.minimumBlock, 0, 0))
+    }
+
+    @Test func aSmallerBlockWantedAfterALargeOneIsFreedKeepsNothing() throws {
+        let clock = ManualClock()
+        let pool = BlockPool(clock: { clock.milliseconds })
+        // A write's tape freed, then its much smaller output wanted: no sign of a size
+        // that comes again, so the tier keeps nothing.
+        let (tape, tapeCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: 3 * Self.overReady))
+        pool.release(tape, capacity: tapeCapacity)
+        let (output, outputCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: Self.overReady))
+        pool.release(output, capacity: outputCapacity)
+        #expect(pool.kept == (0, 0, 0, 0))
+        // The output's size wanted again (or up to half of it less): a size that comes
+        // again, and kept from now on.
+        let (again, againCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.maximumReady + 4096))
+        pool.release(again, capacity: againCapacity)
+        #expect(pool.kept == (0, 0, 1, BlockPool.maximumReady + 4096))
+    }
+
+    @Test func theReclaimableTierKeepsWithinItsBounds() throws {
+        let clock = ManualClock()
+        let pool = BlockPool(clock: { clock.milliseconds })
+        let (primer, primerCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: Self.overReady))
+        pool.release(primer, capacity: primerCapacity)
+        let blocks = try (0...BlockPool.maximumReclaimableBlocks).map { _ in
+            try #require(pool.reallocate(nil, used: 0, capacity: 0, to: Self.overReady))
+        }
+        for (block, capacity) in blocks { pool.release(block, capacity: capacity) }
+        // Nine blocks of 33 MiB: the bytes bound (256 MiB) leaves seven, the oldest gone.
+        let keptBlocks = BlockPool.maximumReclaimable / Self.overReady
+        #expect(pool.kept == (0, 0, keptBlocks, keptBlocks * Self.overReady))
+        // A block past the tier's bytes is never kept.
+        let (huge, hugeCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.maximumReclaimable + 4096))
+        pool.release(huge, capacity: hugeCapacity)
+        #expect(pool.kept == (0, 0, keptBlocks, keptBlocks * Self.overReady))
+        #expect(pool.releaseAll() == keptBlocks * Self.overReady)
+        // Ready blocks pushed out of their tier become reclaimable while it keeps blocks.
+        let ready = try (0...BlockPool.maximumReadyBlocks).map { _ in
+            try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock))
+        }
+        for (block, capacity) in ready { pool.release(block, capacity: capacity) }
+        let readyBytes = BlockPool.maximumReadyBlocks * BlockPool.minimumBlock
+        #expect(pool.kept == (BlockPool.maximumReadyBlocks, readyBytes, 1, BlockPool.minimumBlock))
+        #expect(pool.releaseAll() == readyBytes + BlockPool.minimumBlock)
+    }
+}

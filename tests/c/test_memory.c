@@ -1,0 +1,117 @@
+/*
+ * test_memory.c — the memory the library keeps between calls: normcache_release_memory
+ * frees the blocks a large put let go, alone and while other threads get large records
+ * and free them.
+ *
+ * NORMCACHE_POOL_KEEPS_BLOCKS is 0 when the library was built checked
+ * (NORMCACHE_INTERNAL_CHECKS, for the sanitizers), whose pool keeps nothing.
+ */
+#include "check.h"
+
+#include <pthread.h>
+
+/** A record value larger than the smallest block the library keeps (256 KiB). */
+#define BIG_VALUE (300u * 1024u)
+/** Reader threads, and the reads each makes, while another thread releases memory. */
+#define READERS 2
+#define READS 200
+
+/** The smallest block the library keeps (256 KiB). */
+#define SMALLEST_KEPT (256u * 1024u)
+
+/** A cache holding Big:1 with a string of BIG_VALUE letters, written after the pool was
+ *  emptied; `record` gets its JSON. */
+static normcache *open_with_big_record(nc_text *record)
+{
+    normcache *cache = NC_OPEN_FRESH("{\"durability\": \"fast\"}");
+    nc_text records = {0};
+    char *value = malloc(BIG_VALUE);
+    size_t i;
+
+    CHECK(value != NULL);
+    for (i = 0; i < BIG_VALUE; i++) {
+        value[i] = (char)('a' + i % 26u);
+    }
+    NC_APPEND_LITERAL(&records, "{\"Big:1\": {\"blob\": \"");
+    nc_append(&records, value, BIG_VALUE);
+    NC_APPEND_LITERAL(&records, "\"}}");
+    NC_APPEND_LITERAL(record, "{\"blob\":\"");
+    nc_append(record, value, BIG_VALUE);
+    NC_APPEND_LITERAL(record, "\"}");
+    free(value);
+    CHECK_OK(normcache_release_memory(NULL));
+    CHECK_PUT(cache, records.data, "[\"Big:1.blob\"]");
+    free(records.data);
+    return cache;
+}
+
+/** The blocks a put of 300 KiB let go are kept, released once, and the record is whole. */
+static void test_release_after_a_large_put(void)
+{
+    nc_text record = {0};
+    normcache *cache = open_with_big_record(&record);
+    size_t released = 12345;
+
+    CHECK_OK(normcache_release_memory(&released));
+#if NORMCACHE_POOL_KEEPS_BLOCKS
+    /* At least the scan of the put's JSON, a block of 256 KiB or more. */
+    if (released < SMALLEST_KEPT) {
+        nc_fail(__FILE__, __LINE__, "released %zu bytes, fewer than one kept block of %u", released, SMALLEST_KEPT);
+    }
+#else
+    CHECK(released == 0);
+#endif
+    released = 12345;
+    CHECK_OK(normcache_release_memory(&released));
+    CHECK(released == 0);
+    CHECK_GET(cache, "Big:1", record.data);
+    CHECK_OK(normcache_close(cache));
+    free(record.data);
+}
+
+/** What a reader thread reads, and the record it expects. */
+struct reader {
+    normcache *cache;
+    const char *record;
+};
+
+/** Gets Big:1 READS times, checking every byte, and frees each result. */
+static void *read_big_record(void *argument)
+{
+    const struct reader *reader = argument;
+    int i;
+    for (i = 0; i < READS; i++) {
+        CHECK_GET(reader->cache, "Big:1", reader->record);
+    }
+    return NULL;
+}
+
+/** Releasing memory while two threads get and free large results loses no byte. */
+static void test_release_while_other_threads_read(void)
+{
+    nc_text record = {0};
+    normcache *cache = open_with_big_record(&record);
+    struct reader reader = {cache, NULL};
+    pthread_t threads[READERS];
+    int i;
+
+    reader.record = record.data;
+    for (i = 0; i < READERS; i++) {
+        CHECK(pthread_create(&threads[i], NULL, read_big_record, &reader) == 0);
+    }
+    for (i = 0; i < READS; i++) {
+        CHECK_OK(normcache_release_memory(NULL));
+    }
+    for (i = 0; i < READERS; i++) {
+        CHECK(pthread_join(threads[i], NULL) == 0);
+    }
+    CHECK_OK(normcache_close(cache));
+    free(record.data);
+}
+
+int main(void)
+{
+    test_release_after_a_large_put();
+    test_release_while_other_threads_read();
+    return 0;
+}
