@@ -1,6 +1,7 @@
 import Glibc
-import Testing
 import TestSupport
+import Testing
+
 @testable import NormCache
 
 /// `NormalizedCache.releaseMemory()`, each in a process of its own: the block pool is the
