@@ -1,7 +1,7 @@
 import Glibc
 
 /// The large blocks of memory the last calls let go (a write's tape, batch and arenas,
-/// a read's output once the caller frees it), kept for the next call: memory fresh from
+/// a C caller's read result of more than 32 MiB once freed), kept for the next call: memory fresh from
 /// the kernel costs a page fault and a zeroed page every 4 KiB, a fifth of a write of a
 /// few megabytes and a quarter of one of a hundred.
 ///
@@ -28,12 +28,12 @@ import Glibc
 /// belong to the parent). In the checked build (`NORMCACHE_INTERNAL_CHECKS`) the pool of
 /// the process keeps nothing, so that AddressSanitizer sees every block the core lets
 /// go of freed.
-package final class BlockPool: @unchecked Sendable {
+final class BlockPool: @unchecked Sendable {
     /// The pool of the process.
     #if NORMCACHE_INTERNAL_CHECKS
-    package static let shared = BlockPool(keepsBlocks: false)
+    static let shared = BlockPool(keepsBlocks: false)
     #else
-    package static let shared = BlockPool(keepsBlocks: true)
+    static let shared = BlockPool(keepsBlocks: true)
     #endif
 
     /// The smallest block kept.
@@ -119,7 +119,7 @@ package final class BlockPool: @unchecked Sendable {
 
     /// Lets go of `block`, a malloc'd block of at least `capacity` bytes: kept for a later
     /// call when it is large, else freed.
-    package func release(_ block: UnsafeMutableRawPointer?, capacity: Int) {
+    func release(_ block: UnsafeMutableRawPointer?, capacity: Int) {
         guard let block else { return }
         guard keepsBlocks, capacity >= Self.minimumBlock, ForkSafety.generation == owner else { return free(block) }
         let freed = lock.withLock {
@@ -138,7 +138,7 @@ package final class BlockPool: @unchecked Sendable {
     }
 
     /// Frees every kept block; returns their bytes.
-    package func releaseAll() -> Int {
+    func releaseAll() -> Int {
         let taken = lock.withLock {
             defer { blocks.removeAll() }
             return blocks
