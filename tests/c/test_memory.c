@@ -69,6 +69,45 @@ static void test_release_after_a_large_put(void)
     free(record.data);
 }
 
+/** A record value larger than the blocks the pool keeps ready (32 MiB). */
+#define HUGE_VALUE (40u * 1024u * 1024u)
+
+/** A result of 40 MiB freed twice: the first goes back to malloc, the second, once its
+ *  size has come again, is kept for later calls, and release frees it. */
+static void test_a_large_result_freed_again_is_kept(void)
+{
+    normcache *cache = NC_OPEN_FRESH("{\"durability\": \"fast\"}");
+    nc_text records = {0};
+    char *value = malloc(HUGE_VALUE);
+    char *out = NULL;
+    size_t out_len = 0;
+    size_t released = 12345;
+    int i;
+
+    CHECK(value != NULL);
+    memset(value, 'h', HUGE_VALUE);
+    NC_APPEND_LITERAL(&records, "{\"Huge:1\": {\"blob\": \"");
+    nc_append(&records, value, HUGE_VALUE);
+    NC_APPEND_LITERAL(&records, "\"}}");
+    free(value);
+    CHECK_PUT(cache, records.data, "[\"Huge:1.blob\"]");
+    free(records.data);
+    for (i = 0; i < 2; i++) {
+        CHECK_OK(normcache_get(cache, "Huge:1", 6, &out, &out_len));
+        CHECK(out_len == HUGE_VALUE + 11);
+        normcache_free(out);
+    }
+    CHECK_OK(normcache_release_memory(&released));
+#if NORMCACHE_POOL_KEEPS_BLOCKS
+    if (released < out_len) {
+        nc_fail(__FILE__, __LINE__, "released %zu bytes, fewer than the %zu of the result freed", released, out_len);
+    }
+#else
+    CHECK(released == 0);
+#endif
+    CHECK_OK(normcache_close(cache));
+}
+
 /** What a reader thread reads, and the record it expects. */
 struct reader {
     normcache *cache;
@@ -113,5 +152,6 @@ int main(void)
 {
     test_release_after_a_large_put();
     test_release_while_other_threads_read();
+    test_a_large_result_freed_again_is_kept();
     return 0;
 }
