@@ -14,12 +14,16 @@ time.perf_counter:
     write_changed  the --changed response
     read           the whole query's data back (as JSON text, or as Python objects where
                    that is what the call returns)
+    read_floor     only for a workload whose read returns Python objects: the same objects
+                   built by marshal.loads, the quickest way stock CPython has to build them
+                   (timed after each read, from a marshal.dumps of that read's output)
 
 Parsing the response is part of a write (the file is read before timing). At the end the
 script prints one JSON object on stdout:
 
     {"write_cold": [s, ...], "write_warm": [...], "write_changed": [...], "read": [...],
-     "records": <records after the cold write>, "read_bytes": <bytes of the read's output>}
+     ["read_floor": [...],] "records": <records after the cold write>,
+     "read_bytes": <bytes of the read's output>}
 
 Once, outside the timings, the data read back after the cold write and after the changed
 write is compared with the responses' data; a mismatch, like any error, ends the script
@@ -27,6 +31,7 @@ with a message on stderr and a non-zero status. Nothing but the result goes to s
 """
 import argparse
 import json
+import marshal
 import os
 import sys
 import time
@@ -66,6 +71,9 @@ class Workload:
     def expected(self, data: Any) -> Any:
         """What a read should return after writing a response whose data is `data`."""
         return data
+
+    #: Whether `read` returns Python objects, whose building has a floor of its own.
+    returns_objects = False
 
 
 def arguments(description: Optional[str] = None) -> argparse.Namespace:
@@ -157,6 +165,14 @@ def timed(action: Callable[[], Any]) -> float:
     return time.perf_counter() - start
 
 
+def objects_floor(output: Any) -> float:
+    """Seconds that marshal.loads takes to build the objects of `output` again: no parse,
+    no checks, each object made once from a binary stream. About the least that any read
+    returning the same objects adds to the C read, whatever builds them."""
+    dumped = marshal.dumps(output)
+    return timed(lambda: marshal.loads(dumped))
+
+
 def remove_cache(path: str) -> None:
     """Deletes the cache file at `path` and its lock file, if there are any."""
     for leftover in (path, path + "-lock"):
@@ -187,6 +203,8 @@ def run(workload: Workload, options: argparse.Namespace) -> None:
             timings["write_changed"].append(timed(lambda: workload.write(changed)))
             outputs: List[Any] = []
             timings["read"].append(timed(lambda: outputs.append(workload.read())))
+            if workload.returns_objects:
+                timings.setdefault("read_floor", []).append(objects_floor(outputs[0]))
             if number == 0:
                 check(workload, outputs[0], changed, options.changed, "changed write")
                 output_bytes = len(json.dumps(as_data(outputs[0]), separators=(",", ":")).encode("utf-8"))

@@ -13,7 +13,8 @@ either); reads return the library's JSON text.
 With --defaults the script times what a user's plain calls cost instead: the cache opened
 with the key rule alone (every option the library's default, as normcache-bench's C
 calls open it), `write(op, response)` (changes=True: the changed fields built as a list)
-and `read(op)` (the data as Python objects).
+and `read(op)` (the data as Python objects). Each run then times marshal.loads building the
+same objects (bench_common's "read_floor"): the floor of any read that returns them.
 
 A read returns exactly the query's selection: `__typename`, which normcache adds to the
 document it sends but the query does not select, is not part of it.
@@ -88,6 +89,7 @@ class DefaultBinding(Binding):
     reporting changes, read(op) returning Python objects."""
 
     name = "python_binding_defaults"
+    returns_objects = True
 
     def open(self, path: str) -> None:
         self.cache = self.normcache.Cache(path, config=CONFIG)

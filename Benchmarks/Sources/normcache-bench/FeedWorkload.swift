@@ -84,7 +84,8 @@ extension Bench {
     /// The Python binding against a plain Python normalizer on py-lmdb: each script runs
     /// the cold write, warm rewrites and read `runs` times and prints its timings. Then
     /// the binding's default calls (`write` reporting changes, `read` returning Python
-    /// objects) against the C calls of `series` that they make (target: at most 1.3×).
+    /// objects) against the C calls of `series` that they make (target: at most 1.3×), and
+    /// `read(op)` against its floor: the C read plus marshal.loads building the same objects.
     func measurePython(response: [UInt8], changed: [UInt8], posts: Int, series: ResponseSeries, targeted: Bool) throws {
         let responsePath = try scratchFile("feed-\(posts).json", response)
         let changedPath = try scratchFile("feed-\(posts)-changed.json", changed)
@@ -121,6 +122,12 @@ extension Bench {
                        normcache: Series(values: defaults[phase] ?? []), objects: 2 * posts,
                        bytes: phase == "read" ? series.readBytes : response.count, baselineName: cName, baseline: cSeries,
                        target: targeted ? Target(kind: .ratioAtMost, bound: 1.3) : nil))
+        }
+        if let floor = defaults["read_floor"] {
+            add(Figure(workload: "feed", measure: "Python default read(op) N=\(posts)", normcache: Series(values: defaults["read"] ?? []),
+                       objects: 2 * posts, bytes: series.readBytes,
+                       baselineName: "floor: C normcache_read + marshal.loads of the same objects",
+                       baseline: Series(values: zip(series.read.values, floor).map { $0 + $1 })))
         }
     }
 }
