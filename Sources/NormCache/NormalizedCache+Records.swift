@@ -66,16 +66,16 @@ extension NormalizedCache {
     private func withRecordJSON<R>(_ key: UnsafeRawBufferPointer,
                                    _ finish: (consuming ByteBuffer) throws(NormCacheError) -> R) throws(NormCacheError) -> R? {
         try Self.checkKey(key, what: "record key")
-        return try store.read { (txn) throws(NormCacheError) -> R? in
-            guard let stored = try txn.record(key) else {
-                store.counters.countRead(.miss)
-                return nil
-            }
-            store.counters.countRead(.complete)
+        // The closure captures no object: a reference it held would be counted at each
+        // step down, atomic writes to a line that every thread reading the handle shares.
+        let found = try store.read { (txn) throws(NormCacheError) -> R? in
+            guard let stored = try txn.record(key) else { return nil }
             var out = ByteBuffer(capacity: stored.count + 16)
             guard let view = RecordView(stored), view.appendJSON(to: &out) else { throw txn.damaged(key) }
             return try finish(out)
         }
+        store.counters.countRead(found == nil ? .miss : .complete)
+        return found
     }
 
     /// `record(_:)` for a `String` key, as JSON text.
