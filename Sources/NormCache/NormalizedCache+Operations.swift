@@ -205,8 +205,11 @@ extension NormalizedCache {
         try interruptible { () throws(NormCacheError) in
             let (context, freshness) = try readContext(operation, variables: variables, options: options)
             defer { operation.finished(with: context) }
+            // Not counted, as the closure passes down: the caller holds the handle and the
+            // operation, and the context lives past the read (see `withRecordJSON`).
+            unowned(unsafe) let cache = self, uncountedOperation = operation, uncountedContext = context
             return try store.read { (txn) throws(NormCacheError) -> R in
-                try read(operation, at: key, in: txn, context: context, freshness: freshness, finish)
+                try cache.read(uncountedOperation, at: key, in: txn, context: uncountedContext, freshness: freshness, finish)
             }
         }
     }
