@@ -107,7 +107,7 @@ extension Bench {
                 rawPath = freshPath("\(testCase.workload)-raw.lmdb")
                 let database = try RawLMDB(path: rawPath, mapSize: mapSize)
                 raw = database
-                let parse = timed { precondition(padded.withBytes { simdjson_walk_parse(parser, $0, $1) } > 0) }
+                let parse = timed { padded.walk(with: parser) }
                 return parse + (try timed { try database.putAll(result.records) })
             },
             {
@@ -140,8 +140,10 @@ struct PaddedBytes {
         storage = bytes.map { CChar(bitPattern: $0) } + Array(repeating: 0, count: simdjson_walk_padding())
     }
 
-    /// Calls `body` with the document's start and length.
-    func withBytes<Result>(_ body: (UnsafePointer<CChar>, Int) -> Result) -> Result {
-        storage.withUnsafeBufferPointer { body($0.baseAddress!, count) }
+    /// Parses the document with `parser` (kept between documents) into simdjson's DOM and
+    /// visits every value; stops the harness if it is not valid JSON.
+    func walk(with parser: OpaquePointer?) {
+        let visited = storage.withUnsafeBufferPointer { simdjson_walk_parse(parser, $0.baseAddress!, count) }
+        precondition(visited > 0, "simdjson rejected the harness's own JSON")
     }
 }
