@@ -310,23 +310,17 @@ struct Reader: ~Copyable {
                   let body = reader.readBytes(Int(bodyLength)) else { throw txn.damaged(recordKey) }
             let count = Int(clamping: storedCount)
             var elements = ByteReader(body)
-            // A long list of records the read does not keep, or of thousands: looked up
-            // before the element is read (repeats in key order are next to each other).
+            // A long list has its records looked up first, in key order.
             var lookahead = ListLookahead()
+            if count >= ListLookahead.minimumCount {
+                try lookahead.start(elements, count: count, lookup: &lookup, interrupt: &interruptCheck)
+            }
             out.append(UInt8(ascii: "["))
             for position in 0..<count {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
                 path.append(position)
                 defer { path.removeLast() }
-                if !lookahead.isActive, count >= ListLookahead.minimumCount,
-                   !field.pointee.usesRecordCache || count &- position >= ListLookahead.keyOrderMinimumCount {
-                    try lookahead.start(elements, from: position, count: count, lookup: &lookup, interrupt: &interruptCheck)
-                }
-                var found = ListLookahead.Found.notLookedUp
-                if lookahead.isActive {
-                    lookahead.lookUp(from: position, with: &lookup)
-                    found = lookahead.found(at: position)
-                }
+                let found = lookahead.isActive ? lookahead.found(at: position) : .notLookedUp
                 try value(&elements, field: field, level: level + 1, recordKey: recordKey, maxAge: maxAge, found: found)
             }
             out.append(UInt8(ascii: "]"))

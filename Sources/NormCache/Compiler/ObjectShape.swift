@@ -45,7 +45,8 @@ final class ObjectShape {
 
         /// Whether reads should keep the records this field refers to in their
         /// `RecordCache`: until `recordCacheTrial` lookups have found none of them
-        /// there (records each referred to once, like the posts of a feed).
+        /// there (records each referred to once). The elements of a list of
+        /// `ListLookahead.minimumCount` or more are looked up without it.
         var usesRecordCache: Bool {
             cacheHits > 0 || cacheLookups < Self.recordCacheTrial
         }

@@ -2,14 +2,15 @@ import TestSupport
 import Testing
 @testable import NormCache
 
-/// Long lists of references, whose records the reader looks up before it writes their
-/// elements (`ListLookahead`: a few ahead, or all in key order for thousands): what a
-/// read returns, misses and throws is the same as one element at a time, element by
-/// element, across the lookahead's start, its ring and the key order.
+/// Long lists of references, whose records the reader looks up in key order before it
+/// writes their elements (`ListLookahead`): what a read returns, misses and throws is the
+/// same as one element at a time, element by element, with repeats, removed and damaged
+/// records, and elements that are not references.
 @Suite struct ListLookaheadTests {
     static let schema = """
-    type Query { items: [Item] strict: [Item!] grid: [[Item]] }
+    type Query { items: [Item] strict: [Item!] grid: [[Item]] notes: [Note] }
     type Item { id: ID! n: Int }
+    type Note { text: String }
     extend type Item @typePolicy(keyFields: "id")
     """
 
@@ -22,15 +23,7 @@ import Testing
 
     static func item(_ id: Int) -> String { #"{"id":"\#(id)","n":\#(id * 7)}"# }
 
-    /// Reads of a list of `count` elements that take the field past the record cache's
-    /// trial (`ObjectShape.Field.recordCacheTrial`): the first reads keep the records, one
-    /// starts looking ahead in the middle of the list, the last from its start.
-    static func readsPastTheTrial(of count: Int) -> Int {
-        Int(ObjectShape.Field.recordCacheTrial) / count + 2
-    }
-
-    /// 300 items (looked up 8 ahead once the record cache's trial is over): nulls here
-    /// and there, and removed records before, across and after the lookahead's start and
+    /// 300 items: nulls here and there, and removed records at the start, in runs and
     /// at the end, read element for element every time.
     @Test func aLongListReadsElementForElement() throws {
         let test = try Self.cache()
@@ -46,7 +39,7 @@ import Testing
         let data = (0..<count).map { isNull($0) || removed.contains($0) ? "null" : Self.item($0) }
         let paths = removed.map { "items.\($0)" }
         let expected = "MISS \(paths) {\"items\":[\(data.joined(separator: ","))]}"
-        for _ in 0..<Self.readsPastTheTrial(of: count) {
+        for _ in 0..<3 {
             #expect(try test.cache.readText(read, partial: true) == expected)
         }
         #expect(try test.cache.readText(read) == "MISS \(paths)")
@@ -66,9 +59,40 @@ import Testing
         var data = rows.map { $0 }
         data[25][17] = "null"
         let expected = "MISS [\"grid.25.17\"] {\"grid\":[\(data.map { "[" + $0.joined(separator: ",") + "]" }.joined(separator: ","))]}"
-        for _ in 0..<Self.readsPastTheTrial(of: 30 * 70) {
+        for _ in 0..<3 {
             #expect(try test.cache.readText(read, partial: true) == expected)
         }
+    }
+
+    /// 200 elements that refer to 11 records again and again (looked up once each, in key
+    /// order), one of them removed: every repeat reads as its record, every repeat of
+    /// the removed one is missing at its own path.
+    @Test func repeatsReadAsTheirRecordEveryTime() throws {
+        let test = try Self.cache()
+        let count = 200
+        let ids = (0..<count).map { ($0 * 3) % 11 }
+        let records = (0..<11).map { #""Item:\#($0)": {"id": "\#($0)", "n": \#($0 * 7)}"# }
+        let references = ids.map { #"{"$reference": "Item:\#($0)"}"# }
+        _ = try test.cache.put(json: "{\(records.joined(separator: ",")), \"QUERY_ROOT\": {\"items\": [\(references.joined(separator: ","))]}}")
+        #expect(try test.cache.remove("Item:4"))
+
+        let read = try test.cache.prepare("{ items { id n } }")
+        let data = ids.map { $0 == 4 ? "null" : Self.item($0) }
+        let paths = ids.indices.filter { ids[$0] == 4 }.map { "items.\($0)" }
+        #expect(paths.count == 18)
+        let expected = "MISS \(paths) {\"items\":[\(data.joined(separator: ","))]}"
+        #expect(try test.cache.readText(read, partial: true) == expected)
+        #expect(try test.cache.readText(read, partial: true) == expected)
+    }
+
+    /// 100 objects kept inside the root's record (a type without key fields): no element
+    /// is a reference, and the list reads as written.
+    @Test func aLongListOfObjectsWithoutKeysReadsAsWritten() throws {
+        let test = try Self.cache()
+        let notes = (0..<100).map { #"{"text":"note \#($0)"}"# }
+        let write = try test.cache.prepare("{ notes { text } }")
+        _ = try test.cache.write(write, #"{"data": {"notes": [\#(notes.joined(separator: ","))]}}"#)
+        #expect(try test.cache.readText(write) == #"{"notes":[\#(notes.joined(separator: ","))]}"#)
     }
 
     /// A damaged record ahead is found by the lookahead first, but the error a read
@@ -81,7 +105,7 @@ import Testing
         try DamagedRecordTests.store([0xff], as: "Item:93", in: test.cache)
         let read = try test.cache.prepare("{ strict { id n } }")
         let damaged = NormCacheError(.notACache, "the record 'Item:93' in '\(test.path)' is damaged")
-        for _ in 0..<Self.readsPastTheTrial(of: 93) {
+        for _ in 0..<3 {
             #expect(throws: damaged) { try test.cache.read(read) }
         }
 
@@ -163,20 +187,20 @@ import Testing
             var interrupt = InterruptCheck()
             var lookahead = ListLookahead()
             return try elements.withBytes { (bytes) throws(NormCacheError) in
-                try lookahead.start(ByteReader(bytes), from: 0, count: claimed, lookup: &lookup, interrupt: &interrupt)
-                return lookahead.found(at: 0)
+                try lookahead.start(ByteReader(bytes), count: claimed, lookup: &lookup, interrupt: &interrupt)
+                return lookahead.isActive ? lookahead.found(at: 0) : .notLookedUp
             }
         }
     }
 
     /// A list of 5,000 references is looked up in key order as it starts; one whose
     /// record claims 5,000 elements in the bytes of 100 (damaged) is not, and reserves
-    /// nothing by its count: it is scanned a few ahead, where the reader meets the damage.
+    /// nothing by its count: the reader reads it element by element and meets the damage.
     @Test func onlyAListWhoseBytesHoldItsCountIsLookedUpInKeyOrder() throws {
         let test = try Self.cache()
         let write = try test.cache.prepare("{ items { __typename id n } }")
         _ = try test.cache.write(write, #"{"data": {"items": [{"__typename":"Item","id":"0","n":0}]}}"#)
-        let count = ListLookahead.keyOrderMinimumCount + 904
+        let count = 5_000
         guard case .record(let record) = try Self.firstFound(claimed: count, elements: Self.references(count), in: test) else {
             Issue.record("the first element of a list of \(count) was not looked up in key order")
             return
