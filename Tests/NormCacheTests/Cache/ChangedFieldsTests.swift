@@ -25,10 +25,12 @@ import Testing
         }
     }
 
-    /// The C interface's JSON array of `changed`.
+    /// The C interface's JSON array of `changed` (its block NUL-terminated, as the C
+    /// interface promises).
     static func json(_ changed: ChangedFields) throws -> String {
         let block = try changed.jsonBlock()
         defer { free(block.start) }
+        #expect(block.start.load(fromByteOffset: block.count, as: UInt8.self) == 0)
         return String(decoding: UnsafeRawBufferPointer(start: block.start, count: block.count), as: UTF8.self)
     }
 

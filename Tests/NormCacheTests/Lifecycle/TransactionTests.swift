@@ -186,7 +186,7 @@ final class WaitingThread: @unchecked Sendable {
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 512)
         guard fgets(&line, Int32(line.count), file) != nil else { return "" }
-        let text = String(cString: line)
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard let close = text.lastIndex(of: ")") else { return "" }
         return text[text.index(after: close)...].split(separator: " ").first.map(String.init) ?? ""
     }
