@@ -104,14 +104,15 @@ final class SharedEnvironment: @unchecked Sendable {
     /// this transaction cannot write, or a handle open for writing finds every reader
     /// slot taken.
     private func openDatabases(in environment: LMDBEnvironment, writing: Bool) throws(NormCacheError) -> Bool {
-        let txn: LMDBTransaction
+        let begun: LMDBTransaction?
         do throws(LMDBError) {
-            txn = try environment.begin(readOnly: !writing)
+            begun = try beginOpening(environment, writing: writing)
         } catch {
             // Every reader slot taken: an open for writing needs none (test_resources).
             guard writing || readOnly || error.status != .readersFull else { return false }
             throw NormCacheError(error, path: path)
         }
+        guard let txn = begun else { throw resizedTooOften() }
         let opened: Bool
         do throws(NormCacheError) {
             opened = try openOrStamp(txn, stamping: writing || readOnly)
@@ -126,6 +127,22 @@ final class SharedEnvironment: @unchecked Sendable {
         // A failed commit has already ended the transaction: it must not be aborted.
         do throws(LMDBError) { try txn.commit() } catch { throw NormCacheError(error, path: path) }
         return true
+    }
+
+    /// Begins the transaction that opens the databases. Another process may grow the map
+    /// between this environment's open, which read the map's size, and the begin
+    /// (`MDB_MAP_RESIZED`, under a busy writer): the new size is adopted and the begin made
+    /// again, as reads and writes do; nil when the size kept changing.
+    private func beginOpening(_ environment: LMDBEnvironment, writing: Bool) throws(LMDBError) -> LMDBTransaction? {
+        for _ in 0...Self.resizeRetries {
+            do throws(LMDBError) {
+                return try environment.begin(readOnly: !writing)
+            } catch {
+                guard error.status == .mapResized else { throw error }
+                try environment.setMapSize(0)
+            }
+        }
+        return nil
     }
 
     /// Opens the databases; without a meta database, stamps the file when `stamping`

@@ -62,6 +62,35 @@ import Testing
         try Self.expectWritten(test)
     }
 
+    /// An open whose first transaction finds the map grown by another process since the
+    /// environment read its size (a busy writer elsewhere; `normcache copy` met it in CI)
+    /// adopts the size and opens, read-only or not; one that keeps finding it so is refused
+    /// as a read is.
+    @Test func anOpenThatFindsTheMapResizedAdoptsItAndOpens() throws {
+        let test = try Self.cacheWithOneRecord()
+        test.cache.close()
+        for readOnly in [false, true] {
+            var options = CacheOptions()
+            options.readOnly = readOnly
+            var reopened: NormalizedCache?
+            let opening = StorageFaults.inject(.mapResized, at: .beginRead, count: 3) { () throws(NormCacheError) in
+                reopened = try NormalizedCache(path: test.path, options: options)
+            }
+            #expect(opening.injected == 3)
+            #expect(opening.error == nil)
+            #expect(try reopened?.record("A:1") == #"{"x":1}"#)
+            reopened?.close()
+        }
+        let changing = NormCacheError(.notACache, "'\(test.path)' is damaged: its map size keeps changing")
+        let refused = StorageFaults.inject(.mapResized, at: .beginRead, count: 100) { () throws(NormCacheError) in
+            _ = try NormalizedCache(path: test.path)
+        }
+        #expect(refused.injected == 9)
+        #expect(refused.error == changing)
+        test.cache = try test.reopen()
+        try Self.expectUnchanged(test)
+    }
+
     @Test func aMapSizeThatKeepsChangingIsRefusedAfterNineAttempts() throws {
         let test = try Self.cacheWithOneRecord()
         let changing = NormCacheError(.notACache, "'\(test.path)' is damaged: its map size keeps changing")
