@@ -135,14 +135,20 @@ struct Normalizer: ~Copyable {
         } else {
             typename = context.shapes.fallbackTypename(declaredType, rootTyped: root == .operation, schema: context.schema)
         }
-        let shape: ObjectShape
-        if let cached = parent?.pointee.lastChild, cached.matches(typename) {
-            shape = cached
-        } else {
-            shape = try context.shape(plan.takeUnretainedValue(), typename: typename, declaredType: declaredType)
-            parent?.pointee.lastChild = shape
+        // The shape borrowed, not retained and released an object (the context keeps it).
+        try context.shape(plan, typename: typename, declaredType: declaredType, via: parent).borrowing { (shape) throws(NormCacheError) in
+            try record(of: index, shape: shape, typename: typename, typenameMember: typenameMember != nil, declaredType: declaredType,
+                       root: root)
         }
-        if typenameMember != nil, root != .operation, shape.isImpossible, let typename {
+    }
+
+    /// `object` once the object's shape is known: adds its record (unless `root` is a
+    /// left-out path record) and, below a field, appends the reference to it.
+    /// `typenameMember`: the response gives the object's `__typename`.
+    @inline(__always)
+    private mutating func record(of index: Int, shape: ObjectShape, typename: UnsafeRawBufferPointer?, typenameMember: Bool,
+                                 declaredType: Int32, root: Place) throws(NormCacheError) {
+        if typenameMember, root != .operation, shape.isImpossible, let typename {
             throw error(then: .key("__typename"), "'\(String(decoding: typename, as: UTF8.self))' is not a possible type of \(context.shapes.typeNames[Int(declaredType)])")
         }
         try slots.reserve(shape.fields.count, while: "normalizing an object")
@@ -156,10 +162,10 @@ struct Normalizer: ~Copyable {
             paths.truncate(to: pathMark)
             pathStart = outerPathStart
         }
-        var keyRule: ObjectShape.KeyRule?
+        var keyedByRule = false
         if root == .field {
             let keyed = try writeKey(of: index, shape: shape, typename: typename, frame: frame)
-            if keyed.byRule { keyRule = shape.keyRule }
+            keyedByRule = keyed.byRule
             if keyed.byRule || keyed.byResolver { pathStart = pathMark }
         }
         try paths.check(while: "writing the keys of the records")
@@ -198,7 +204,7 @@ struct Normalizer: ~Copyable {
         // Key fields the selection lacks are stored too (a rule the network document
         // could not add without a schema).
         var extras: [(keyField: Int, start: Int, end: Int)] = []
-        if let keyRule {
+        if keyedByRule, let keyRule = shape.keyRule, !keyRule.unselected.isEmpty {
             for keyField in keyRule.unselected {
                 guard let member = member(named: keyRule.keyFields[keyField], of: index) else { continue }
                 let start = scratch.count
@@ -215,7 +221,7 @@ struct Normalizer: ~Copyable {
         try paths.check(while: "writing the keys of the records")
         let key = UnsafeRawBufferPointer(start: paths.start.assumedPresent + keyStart, count: keyEnd - keyStart)
         if !(skipsRootPathRecords && keyStart == 0) {
-            try addRecord(key: key, shape: shape, frame: frame, keyRule: keyRule, extras: extras)
+            try addRecord(key: key, shape: shape, frame: frame, extras: extras)
         }
         scratch.truncate(to: scratchMark)
         if root == .field {
@@ -225,9 +231,9 @@ struct Normalizer: ~Copyable {
     }
 
     /// Adds the record `key` of an object of `shape`: the fields whose values the slots
-    /// from `frame` hold, and the unselected key fields of `keyRule` in `extras`, in
-    /// storage-key order.
-    private mutating func addRecord(key: UnsafeRawBufferPointer, shape: ObjectShape, frame: Int, keyRule: ObjectShape.KeyRule?,
+    /// from `frame` hold, and the unselected key fields of the shape's key rule in
+    /// `extras`, in storage-key order.
+    private mutating func addRecord(key: UnsafeRawBufferPointer, shape: ObjectShape, frame: Int,
                                     extras: [(keyField: Int, start: Int, end: Int)]) throws(NormCacheError) {
         let runStart = batch.runStart
         let firstOrder = batch.takeOrders(shape.fields.count + extras.count)
@@ -243,7 +249,7 @@ struct Normalizer: ~Copyable {
             }
         }
         for (position, extra) in extras.enumerated() {
-            try batch.appendField(key: keyRule.assumedPresent.keyFields[extra.keyField], copying: scratchBytes(extra.start, extra.end),
+            try batch.appendField(key: shape.keyRule.assumedPresent.keyFields[extra.keyField], copying: scratchBytes(extra.start, extra.end),
                                   order: firstOrder + UInt32(shape.fields.count + position))
         }
         try batch.addRecord(key: key, runFrom: runStart, sorted: !shape.hasSharedStorageKeys && extras.isEmpty)
@@ -361,10 +367,22 @@ struct Normalizer: ~Copyable {
                 return (true, false)
             }
         }
-        guard let rule = shape.keyRule else { return (false, false) }
+        // The rule borrowed, as the shape is.
+        guard let rule = shape.keyRule.map(Unmanaged.passUnretained) else { return (false, false) }
+        let keyed = try rule.borrowing { (rule) throws(NormCacheError) in
+            try writeKey(of: index, rule: rule, typename: typename, frame: frame)
+        }
+        return (false, keyed)
+    }
+
+    /// Writes the object's key by the rule `rule` (borrowed from the object's shape);
+    /// whether it gave one.
+    @inline(__always)
+    private mutating func writeKey(of index: Int, rule: ObjectShape.KeyRule, typename: UnsafeRawBufferPointer?,
+                                   frame: Int) throws(NormCacheError) -> Bool {
         guard rule.isUsable else {
             try fallBack(index, rule: rule, typename: typename, frame: frame)
-            return (false, false)
+            return false
         }
         let mark = paths.count
         paths.append(rule.group)
@@ -381,10 +399,10 @@ struct Normalizer: ~Copyable {
             default:
                 paths.truncate(to: mark)
                 try fallBack(index, rule: rule, typename: typename, frame: frame)
-                return (false, false)
+                return false
             }
         }
-        return (false, true)
+        return true
     }
 
     /// The value token of the key field at `position` of `rule` in the object at

@@ -130,13 +130,20 @@ struct Reader: ~Copyable {
             typename = try record.flatMap { (record) throws(NormCacheError) in try storedTypename(record, key) }
                 ?? context.shapes.fallbackTypename(declaredType, rootTyped: rootTyped, schema: context.schema)
         }
-        let shape: ObjectShape
-        if let cached = parent?.pointee.lastChild, cached.matches(typename) {
-            shape = cached
-        } else {
-            shape = try context.shape(plan.takeUnretainedValue(), typename: typename, declaredType: declaredType, rootTyped: rootTyped)
-            parent?.pointee.lastChild = shape
+        // The shape borrowed, not retained and released an object (the context keeps it).
+        let shape = try context.shape(plan, typename: typename, declaredType: declaredType, rootTyped: rootTyped, via: parent)
+        try shape.borrowing { (shape) throws(NormCacheError) in
+            try fields(of: shape, record: record, key: key, readsTypename: typename != nil, maxAge: maxAge, isRoot: isRoot)
         }
+    }
+
+    /// Writes the object of record `key` (`record`; nil when the record is not stored)
+    /// as `shape` selects it: its fields, each judged fresh or missing, references
+    /// followed with `maxAge` handed down. `readsTypename`: the object's typename was
+    /// read from the record (a dependency of a watcher's read).
+    @inline(__always)
+    private mutating func fields(of shape: ObjectShape, record: RecordView?, key: UnsafeRawBufferPointer, readsTypename: Bool,
+                                 maxAge: UInt32, isRoot: Bool) throws(NormCacheError) {
         // A type condition the record cannot answer without its __typename: missing data.
         if shape.undecided {
             noteMissing(.absent, record: key, field: ObjectShape.typenameKey, then: .key("__typename"))
@@ -148,7 +155,7 @@ struct Reader: ~Copyable {
             metadata.truncate(to: frame)
         }
         if let record { try lookUp(shape, in: record, key: key, frame: frame) }
-        if dependencies != nil { noteDependencies(key, present: record != nil, shape: shape, typename: typename != nil) }
+        if dependencies != nil { noteDependencies(key, present: record != nil, shape: shape, typename: readsTypename) }
 
         out.append(UInt8(ascii: "{"))
         var first = true

@@ -51,10 +51,18 @@ final class SelectionContext {
     }
 
     /// The shape of `plan` for objects of `typename` (nil: unknown) where the type with
-    /// id `declaredType` (-1: unknown; see `ShapeMemo.typeID`) is expected.
-    func shape(_ plan: SelectionPlan, typename: UnsafeRawBufferPointer?, declaredType: Int32,
-               rootTyped: Bool = false) throws(NormCacheError) -> ObjectShape {
-        try shapes.shape(plan, typename: typename, declaredType: declaredType, rootTyped: rootTyped, context: self)
+    /// id `declaredType` (-1: unknown; see `ShapeMemo.typeID`) is expected: the one the
+    /// objects of the field `parent` had last when it matches, else the memo's (then
+    /// remembered in `parent`). Unretained, as the inner loops hold it: the memo keeps
+    /// every shape as long as the context.
+    @inline(__always)
+    func shape(_ plan: Unmanaged<SelectionPlan>, typename: UnsafeRawBufferPointer?, declaredType: Int32, rootTyped: Bool = false,
+               via parent: UnsafeMutablePointer<ObjectShape.Field>?) throws(NormCacheError) -> Unmanaged<ObjectShape> {
+        if let cached = parent?.pointee.lastChild, cached._withUnsafeGuaranteedRef({ $0.matches(typename) }) { return cached }
+        let made = try Unmanaged.passUnretained(shapes.shape(plan.takeUnretainedValue(), typename: typename, declaredType: declaredType,
+                                                             rootTyped: rootTyped, context: self))
+        parent?.pointee.lastChild = made
+        return made
     }
 
     /// The fields `plan` selects on an object of `typename` (nil: unknown) found where

@@ -36,8 +36,9 @@ final class ObjectShape {
         var policy: Int32
         /// How the field's max age is found (`MaxAgeRules.rule`), before its parent's applies.
         var maxAgeRule: FieldMaxAgeRule
-        /// The shape the objects of this field had last (a one-entry cache before the memo).
-        unowned(unsafe) var lastChild: ObjectShape?
+        /// The shape the objects of this field had last (a one-entry cache before the memo;
+        /// unretained, as the memo keeps it).
+        var lastChild: Unmanaged<ObjectShape>?
         /// How often reads looked the records this field refers to up in their
         /// `RecordCache`, and found them there.
         var cacheLookups: UInt32

@@ -15,3 +15,13 @@ extension String {
         return try text.withUTF8 { bytes in Result { () throws(E) in try body(UnsafeRawBufferPointer(bytes)) } }.get()
     }
 }
+
+extension Unmanaged {
+    /// `_withUnsafeGuaranteedRef` that keeps the body's error type: the instance is
+    /// borrowed for the body, without a retain and release around it (the caller keeps
+    /// it alive).
+    @inline(__always)
+    func borrowing<R, E: Error>(_ body: (Instance) throws(E) -> R) throws(E) -> R {
+        try _withUnsafeGuaranteedRef { instance in Result { () throws(E) in try body(instance) } }.get()
+    }
+}
