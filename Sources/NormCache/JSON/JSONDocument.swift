@@ -30,12 +30,12 @@ struct JSONDocument {
 
     /// The members of the object at `index`, as (key token, value token) index pairs.
     func members(ofObject index: Int) -> LazyMapSequence<JSONChildren, (key: Int, value: Int)> {
-        JSONChildren(tokens: tokens, container: index).lazy.map { (key: $0 - 1, value: $0) }
+        JSONChildren(tokens: tokens.tokens, container: index).lazy.map { (key: $0 - 1, value: $0) }
     }
 
     /// The element token indices of the array at `index`.
     func elements(ofArray index: Int) -> JSONChildren {
-        JSONChildren(tokens: tokens, container: index)
+        JSONChildren(tokens: tokens.tokens, container: index)
     }
 
     /// The raw bytes of a number, or of a string between its quotes (escapes unresolved).
@@ -113,17 +113,20 @@ struct JSONDocument {
 
 /// The value token indices directly inside one array or object, in document order
 /// (for an object, each member's key token sits just before its value).
+///
+/// It borrows the tape's tokens, as the document borrows its bytes: it is walked while
+/// the document that made it lives, and making one counts no references.
 struct JSONChildren: Sequence, IteratorProtocol {
-    private let tokens: JSONTape
+    private let tokens: UnsafeBufferPointer<JSONToken>
     private let keyed: Bool
     private var nextValue: Int
     private var remaining: Int
 
-    init(tokens: JSONTape, container: Int) {
+    init(tokens: UnsafeBufferPointer<JSONToken>, container: Int) {
         self.tokens = tokens
-        self.keyed = tokens[container].kind == .object
-        self.nextValue = container + (keyed ? 2 : 1)
-        self.remaining = Int(tokens[container].length)
+        keyed = tokens[container].kind == .object
+        nextValue = container + (keyed ? 2 : 1)
+        remaining = Int(tokens[container].length)
     }
 
     mutating func next() -> Int? {

@@ -69,6 +69,9 @@ final class JSONTape: RandomAccessCollection, @unchecked Sendable {
     var startIndex: Int { 0 }
     var endIndex: Int { count }
 
+    /// The tokens in place, valid while the tape lives.
+    var tokens: UnsafeBufferPointer<JSONToken> { UnsafeBufferPointer(start: base, count: count) }
+
     /// The token at `index`.
     @inline(__always)
     subscript(index: Int) -> JSONToken {

@@ -43,20 +43,28 @@ extension RecordBatch {
         guard document.tokens[field.key].length > 0 else {
             throw NormCacheError(.invalidArgument, "empty field name at byte \(document.tokens[field.key].offset - 1) in record '\(String(decoding: recordKey, as: UTF8.self))'")
         }
-        func context() -> String {
-            "field '\(String(decoding: document.stringBytes(field.key), as: UTF8.self))' of record '\(String(decoding: recordKey, as: UTF8.self))'"
-        }
         guard document.tokens[field.key].hasEscapes else {
-            return try appendField(key: document.rawText(field.key), order: order) { (values) throws(NormCacheError) in
-                // Scalars and lists of them, most fields, take the path without checks.
-                if FieldValue.encodeSimple(document, field.value, maxListDepth: 1, into: &values)
-                    || FieldValue.encodeLiteral(document.tokens[field.value], into: &values) { return }
-                try FieldValue.encode(document, field.value, into: &values, context: context())
+            // Scalars and lists of them, most fields, take the path without checks.
+            let name = document.rawText(field.key)
+            let start = values.count
+            if !FieldValue.encodeSimple(document, field.value, maxListDepth: 1, into: &values)
+                && !FieldValue.encodeLiteral(document.tokens[field.value], into: &values) {
+                try FieldValue.encode(document, field.value, into: &values, context: Self.naming(field: name, of: recordKey))
             }
+            return try appendField(key: name, values: start..<values.count, order: order)
         }
+        let name = document.stringBytes(field.key)
         var value = ByteBuffer()
-        try FieldValue.encode(document, field.value, into: &value, context: context())
+        try name.withBytes { (name) throws(NormCacheError) in
+            try FieldValue.encode(document, field.value, into: &value, context: Self.naming(field: name, of: recordKey))
+        }
         try value.check(while: "encoding a value of the records")
-        try appendField(copyingKey: document.stringBytes(field.key), copying: value.bytes, order: order)
+        try appendField(copyingKey: name, copying: value.bytes, order: order)
+    }
+
+    /// How errors name the field `field` of the record `record` (made only for an error;
+    /// the bytes are borrowed, so that encoding a field counts no references).
+    private static func naming(field: UnsafeRawBufferPointer, of record: UnsafeRawBufferPointer) -> String {
+        "field '\(String(decoding: field, as: UTF8.self))' of record '\(String(decoding: record, as: UTF8.self))'"
     }
 }

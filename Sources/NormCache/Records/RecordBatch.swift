@@ -99,16 +99,6 @@ struct RecordBatch: ~Copyable {
         return first
     }
 
-    /// Appends a field of the run being built whose value `encode` appends to `values`;
-    /// `key` must outlive the batch's use.
-    @inline(__always)
-    mutating func appendField(key: UnsafeRawBufferPointer, order: UInt32,
-                              encode: (inout ByteBuffer) throws(NormCacheError) -> Void) throws(NormCacheError) {
-        let start = values.count
-        try encode(&values)
-        try appendField(key: key, values: start..<values.count, order: order)
-    }
-
     /// Appends a field of the run being built whose value is already in `values` (at
     /// `range`); `key` must outlive the batch's use.
     @inline(__always)

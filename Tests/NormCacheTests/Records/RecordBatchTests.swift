@@ -76,10 +76,12 @@ import Testing
         }
     }
 
-    @Test func anEmptyReferenceKeyIsRefusedNamingTheFieldAndTheDecodedRecordKey() throws {
+    @Test func anEmptyReferenceKeyIsRefusedNamingTheDecodedFieldAndRecordKey() throws {
         let test = try TestCache()
         for (records, message) in [
             (#"{"A\u003a1": {"r": {"$reference": ""}}}"#, #"JSON error at byte 35: empty record key in a reference in field 'r' of record 'A:1'"#),
+            // A field name with escapes is named decoded too.
+            (#"{"A:1": {"\u0072": {"$reference": ""}}}"#, #"JSON error at byte 35: empty record key in a reference in field 'r' of record 'A:1'"#),
             (#"{"A:1": {"r": [{"$reference": "B:1"}, {"$reference": ""}]}}"#,
              #"JSON error at byte 54: empty record key in a reference in field 'r' of record 'A:1'"#),
             (#"{"A:1": {"r": {"$reference": "B:1", "x": 1}}}"#,
