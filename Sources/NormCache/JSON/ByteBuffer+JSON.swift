@@ -95,6 +95,27 @@ extension JSONString {
             let flagged = needsEscape(word)
             return flagged == 0 ? length : last &+ flagged.trailingZeroBitCount >> 3
         }
+        // A string shorter than eight (ids, names, tags): its bytes gathered into one word
+        // by overlapping loads, the rest of the word plain, and checked at once; only a
+        // string that holds a byte to escape is looked at byte by byte.
+        if length >= 4 {
+            let head = start.loadUnaligned(as: UInt32.self), tail = start.loadUnaligned(fromByteOffset: length &- 4, as: UInt32.self)
+            if needsEscape(UInt64(head) | UInt64(tail) << 32) == 0 {
+                out?.storeBytes(of: head, as: UInt32.self)
+                out?.storeBytes(of: tail, toByteOffset: length &- 4, as: UInt32.self)
+                return length
+            }
+        } else if length > 0 {
+            let first = start.load(as: UInt8.self), middle = start.load(fromByteOffset: length >> 1, as: UInt8.self)
+            let last = start.load(fromByteOffset: length &- 1, as: UInt8.self)
+            let plainFill: UInt64 = 0x4141_4141_4100_0000  // "A"s above the three bytes
+            if needsEscape(UInt64(first) | UInt64(middle) << 8 | UInt64(last) << 16 | plainFill) == 0 {
+                out?.storeBytes(of: first, as: UInt8.self)
+                out?.storeBytes(of: middle, toByteOffset: length >> 1, as: UInt8.self)
+                out?.storeBytes(of: last, toByteOffset: length &- 1, as: UInt8.self)
+                return length
+            }
+        }
         while position < length {
             let byte = start.load(fromByteOffset: position, as: UInt8.self)
             if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return position }
