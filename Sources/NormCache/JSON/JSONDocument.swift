@@ -30,12 +30,12 @@ struct JSONDocument {
 
     /// The members of the object at `index`, as (key token, value token) index pairs.
     func members(ofObject index: Int) -> LazyMapSequence<JSONChildren, (key: Int, value: Int)> {
-        JSONChildren(tokens: tokens.tokens, container: index).lazy.map { (key: $0 - 1, value: $0) }
+        JSONChildren(tokens: tokens.buffer, container: index).lazy.map { (key: $0 - 1, value: $0) }
     }
 
     /// The element token indices of the array at `index`.
     func elements(ofArray index: Int) -> JSONChildren {
-        JSONChildren(tokens: tokens.tokens, container: index)
+        JSONChildren(tokens: tokens.buffer, container: index)
     }
 
     /// The raw bytes of a number, or of a string between its quotes (escapes unresolved).

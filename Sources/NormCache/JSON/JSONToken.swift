@@ -70,7 +70,7 @@ final class JSONTape: RandomAccessCollection, @unchecked Sendable {
     var endIndex: Int { count }
 
     /// The tokens in place, valid while the tape lives.
-    var tokens: UnsafeBufferPointer<JSONToken> { UnsafeBufferPointer(start: base, count: count) }
+    var buffer: UnsafeBufferPointer<JSONToken> { UnsafeBufferPointer(start: base, count: count) }
 
     /// The token at `index`.
     @inline(__always)

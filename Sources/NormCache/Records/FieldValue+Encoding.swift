@@ -6,13 +6,6 @@ extension FieldValue {
     /// `context` names the field for error messages.
     static func encode(_ document: JSONDocument, _ index: Int, into out: inout ByteBuffer,
                        context: @autoclosure () -> String) throws(NormCacheError) {
-        try encode(document, index, into: &out, naming: context)
-    }
-
-    /// `encode`, with the closure that names the field passed down as it is (wrapping it
-    /// anew at each level would count a reference to it at each value).
-    private static func encode(_ document: JSONDocument, _ index: Int, into out: inout ByteBuffer,
-                               naming context: () -> String) throws(NormCacheError) {
         let token = document.tokens[index]
         switch token.kind {
         case .null, .false, .true: _ = encodeLiteral(token, into: &out)
@@ -28,18 +21,18 @@ extension FieldValue {
             let bodyStart = beginContainer(.list, count: token.length, in: &out)
             var element = index + 1
             for _ in 0..<token.length {
-                try encode(document, element, into: &out, naming: context)
+                try encode(document, element, into: &out, context: context())
                 element = Int(document.tokens[element].end)
             }
-            try endContainer(bodyStart: bodyStart, in: &out, naming: context)
+            try endContainer(bodyStart: bodyStart, in: &out, context: context())
         case .object:
-            if try appendReference(document, index, into: &out, naming: context) { return }
+            if try appendReference(document, index, into: &out, context: context()) { return }
             let bodyStart = beginContainer(.object, count: token.length, in: &out)
             for member in document.members(ofObject: index) {
                 document.stringBytes(member.key).withUnsafeBytes { out.appendLengthPrefixed($0) }
-                try encode(document, member.value, into: &out, naming: context)
+                try encode(document, member.value, into: &out, context: context())
             }
-            try endContainer(bodyStart: bodyStart, in: &out, naming: context)
+            try endContainer(bodyStart: bodyStart, in: &out, context: context())
         }
     }
 
@@ -94,7 +87,7 @@ extension FieldValue {
     /// returns false, appending nothing, for an object without a `"$reference"` member,
     /// and throws for any other use of `"$reference"`.
     private static func appendReference(_ document: JSONDocument, _ index: Int, into out: inout ByteBuffer,
-                                        naming context: () -> String) throws(NormCacheError) -> Bool {
+                                        context: @autoclosure () -> String) throws(NormCacheError) -> Bool {
         for member in document.members(ofObject: index) where document.string(member.key, equals: "$reference") {
             let valueToken = document.tokens[member.value]
             guard document.tokens[index].length == 1, valueToken.kind == .string else {
@@ -124,13 +117,6 @@ extension FieldValue {
     @inline(__always)
     static func endContainer(bodyStart: Int, in out: inout ByteBuffer,
                              context: @autoclosure () -> String) throws(NormCacheError) {
-        try endContainer(bodyStart: bodyStart, in: &out, naming: context)
-    }
-
-    /// `endContainer`, with the closure that names the value passed as it is.
-    @inline(__always)
-    private static func endContainer(bodyStart: Int, in out: inout ByteBuffer,
-                                     naming context: () -> String) throws(NormCacheError) {
         guard let length = UInt32(exactly: out.count - bodyStart) else {
             throw NormCacheError(.json, "a list or object in \(context()) encodes to more than 4 GiB")
         }
