@@ -45,7 +45,11 @@ struct JSONScanner: ~Copyable {
         // small for that guess, the tape grows from nothing instead.
         _ = reserve(Swift.min(count / 5 + 16, Self.reservationLimit))
         skipWhitespace()
+        // Whether the next value is an object member, whose key comes first: every key is
+        // scanned at this one place, so that the key's scan is inlined into the loop.
+        var memberNext = false
         values: while true {
+            if memberNext { try scanMemberKey() }
             guard position < count else { throw truncated() }
             switch bytes[position] {
             case UInt8(ascii: "\""):
@@ -68,7 +72,7 @@ struct JSONScanner: ~Copyable {
                 } else {
                     open[depth] = (index, 1, isObject)
                     depth += 1
-                    if isObject { try scanMemberKey() }
+                    memberNext = isObject
                     continue values
                 }
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
@@ -95,7 +99,7 @@ struct JSONScanner: ~Copyable {
                     position += 1
                     skipWhitespace()
                     open[depth - 1].count += 1
-                    if container.isObject { try scanMemberKey() }
+                    memberNext = container.isObject
                     continue values
                 }
                 guard byte == (container.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
@@ -135,6 +139,15 @@ struct JSONScanner: ~Copyable {
         tokenCount += 1
     }
 
+    /// Appends a string, number or literal token of `count` bytes at `start`. Offsets and
+    /// counts fit their 32 bits unchecked: the input is shorter than 4 GiB
+    /// (`JSONDocument`), and `append` keeps the tape under `JSONToken.maximumCount`.
+    @inline(__always)
+    private mutating func appendScalar(_ kind: JSONToken.Kind, hasEscapes: Bool = false, from start: Int, count: Int) throws(NormCacheError) {
+        try append(JSONToken(kind: kind, hasEscapes: hasEscapes, offset: UInt32(truncatingIfNeeded: start),
+                             length: UInt32(truncatingIfNeeded: count), end: UInt32(truncatingIfNeeded: tokenCount &+ 1)))
+    }
+
     /// Grows the tape to `wanted` tokens; false (the tape as it was) when memory cannot
     /// be had.
     private mutating func reserve(_ wanted: Int) -> Bool {
@@ -162,12 +175,13 @@ struct JSONScanner: ~Copyable {
     private mutating func scanLiteral(_ word: StaticString, _ kind: JSONToken.Kind) throws(NormCacheError) {
         let length = word.utf8CodeUnitCount
         let start = position
-        for i in 0..<length {
-            guard position < count else { throw truncated() }
-            guard bytes[position] == word.utf8Start[i] else { throw error("invalid literal (expected '\(word)')") }
-            position += 1
+        var matched = 0
+        while matched < length, start &+ matched < count, bytes[start &+ matched] == word.utf8Start[matched] { matched &+= 1 }
+        position = start &+ matched
+        guard matched == length else {
+            throw position < count ? error("invalid literal (expected '\(word)')") : truncated()
         }
-        try append(JSONToken(kind: kind, offset: UInt32(start), length: UInt32(length), end: UInt32(tokenCount + 1)))
+        try appendScalar(kind, from: start, count: length)
     }
 
     @inline(__always)
@@ -191,7 +205,7 @@ struct JSONScanner: ~Copyable {
             }
             guard try skipDigits() > 0 else { throw error("expected a digit in the exponent") }
         }
-        try append(JSONToken(kind: .number, offset: UInt32(start), length: UInt32(position - start), end: UInt32(tokenCount + 1)))
+        try appendScalar(.number, from: start, count: position &- start)
     }
 
     /// Skips ASCII digits and returns how many there were; the end of input after a
@@ -199,54 +213,61 @@ struct JSONScanner: ~Copyable {
     @inline(__always)
     private mutating func skipDigits() throws(NormCacheError) -> Int {
         let start = position
-        while position < count, bytes[position] &- UInt8(ascii: "0") < 10 { position += 1 }
-        if position == start, position == count { throw truncated() }
-        return position - start
+        var end = start
+        while end < count, bytes[end] &- UInt8(ascii: "0") < 10 { end &+= 1 }
+        position = end
+        if end == start, end == count { throw truncated() }
+        return end &- start
     }
 
     @inline(__always)
     private mutating func scanString() throws(NormCacheError) {
         let quote = position
-        position += 1
-        let start = position
+        let start = quote &+ 1
+        // The cursor is a local, kept in a register through the plain bytes; `position`
+        // is brought up to it only for the escapes, UTF-8 sequences and errors that
+        // read or move it.
+        var cursor = start
         var hasEscapes = false
         while true {
-            skipPlainStringBytes()
-            guard position < count else {
-                throw NormCacheError(.json, "JSON error at byte \(quote): unterminated string (input ends at byte \(count))")
+            cursor = Self.plainStringEnd(bytes, count: count, from: cursor)
+            guard cursor < count else {
+                throw unterminatedString(at: quote)
             }
-            let byte = bytes[position]
+            let byte = bytes[cursor]
             if byte == UInt8(ascii: "\"") { break }
+            if byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") {
+                cursor &+= 1
+                continue
+            }
+            position = cursor
             if byte == UInt8(ascii: "\\") {
                 hasEscapes = true
                 try scanEscape()
             } else if byte < 0x20 {
-                throw error("control character U+00\(hexByte(byte)) must be escaped in a string")
-            } else if byte < 0x80 {
-                position += 1
+                throw unescapedControlCharacter(byte)
             } else {
                 try scanUTF8Sequence()
             }
+            cursor = position
         }
-        try append(JSONToken(kind: .string, hasEscapes: hasEscapes, offset: UInt32(start), length: UInt32(position - start),
-                             end: UInt32(tokenCount + 1)))
-        position += 1
+        try appendScalar(.string, hasEscapes: hasEscapes, from: start, count: cursor &- start)
+        position = cursor &+ 1
     }
 
-    /// Skips string bytes eight at a time while none of them is a quote, a backslash, a
-    /// control character or part of a multi-byte sequence (those take the exact path),
-    /// stopping at the first such byte of the word that holds one.
+    /// The first byte at or after `start` that is not plainly part of a string, read
+    /// eight at a time: a quote, a backslash, a control character or a byte of a
+    /// multi-byte sequence, or any byte of the last seven (those take the exact path).
     @inline(__always)
-    private mutating func skipPlainStringBytes() {
-        while position &+ 8 <= count {
-            let word = UnsafeRawPointer(bytes).loadUnaligned(fromByteOffset: position, as: UInt64.self)
+    private static func plainStringEnd(_ bytes: UnsafePointer<UInt8>, count: Int, from start: Int) -> Int {
+        var cursor = start
+        while cursor &+ 8 <= count {
+            let word = UnsafeRawPointer(bytes).loadUnaligned(fromByteOffset: cursor, as: UInt64.self)
             let flagged = JSONString.needsEscape(word) | (word & 0x8080_8080_8080_8080)
-            guard flagged == 0 else {
-                position &+= flagged.trailingZeroBitCount >> 3
-                return
-            }
-            position &+= 8
+            guard flagged == 0 else { return cursor &+ flagged.trailingZeroBitCount >> 3 }
+            cursor &+= 8
         }
+        return cursor
     }
 
     private mutating func scanEscape() throws(NormCacheError) {
@@ -322,6 +343,8 @@ struct JSONScanner: ~Copyable {
 
     @inline(__always)
     private mutating func skipWhitespace() {
+        // Compact JSON has none: one comparison says so.
+        guard position < count, bytes[position] <= 0x20 else { return }
         while position < count {
             switch bytes[position] {
             case 0x20, 0x09, 0x0A, 0x0D: position += 1
@@ -336,6 +359,19 @@ struct JSONScanner: ~Copyable {
 
     private func error(_ what: String) -> NormCacheError {
         NormCacheError(.json, "JSON error at byte \(position): \(what)")
+    }
+
+    // The string's two errors are built out of line: `scanString` is inlined at each
+    // place a string is scanned.
+
+    @inline(never)
+    private func unterminatedString(at quote: Int) -> NormCacheError {
+        NormCacheError(.json, "JSON error at byte \(quote): unterminated string (input ends at byte \(count))")
+    }
+
+    @inline(never)
+    private func unescapedControlCharacter(_ byte: UInt8) -> NormCacheError {
+        error("control character U+00\(hexByte(byte)) must be escaped in a string")
     }
 
     private func hexByte(_ byte: UInt8) -> String {

@@ -36,6 +36,29 @@ import Testing
         #expect(Array(document.elements(ofArray: 2)) == [3, 4, 5])
     }
 
+    @Test func aKeyIsExpectedExactlyWhereAnObjectMemberBegins() throws {
+        // Keys after containers that close, elements after objects that close, each with
+        // and without whitespace: an object member starts with a key, an element never.
+        for text in [#"{"a":[{"b":{}},{"c":[]}],"d":{"e":[1,{"f":2}]},"g":3}"#,
+                     #" { "a" : [ { "b" : { } } , { "c" : [ ] } ] , "d" : { "e" : [ 1 , { "f" : 2 } ] } , "g" : 3 } "#] {
+            let document = try scan(text)
+            #expect(document.tokens.map(\.kind) == [.object, .string, .array, .object, .string, .object, .object, .string, .array,
+                                                     .string, .object, .string, .array, .number, .object, .string, .number,
+                                                     .string, .number])
+            let names = { (object: Int) -> [String] in
+                document.members(ofObject: object).map { String(decoding: document.stringBytes($0.key), as: UTF8.self) }
+            }
+            #expect(names(0) == ["a", "d", "g"])
+            #expect(names(3) == ["b"])
+            #expect(names(14) == ["f"])
+            #expect(Array(document.elements(ofArray: 2)) == [3, 6])
+            #expect(Array(document.elements(ofArray: 12)) == [13, 14])
+        }
+        #expect(error(#"{"a":{},1}"#)?.message == "JSON error at byte 8: expected a string as object key")
+        #expect(error(#"[{"a":1},"b":2]"#)?.message == "JSON error at byte 12: expected ',' or ']' after an array element")
+        #expect(error(#"{"a":[1],"b"}"#)?.message == "JSON error at byte 12: expected ':' after an object key")
+    }
+
     @Test func longStringsFindEveryQuoteEscapeControlAndMultiByteCharacter() throws {
         // Strings are scanned 8 bytes at a time; a special byte anywhere in a run of 8
         // must still be found where it is.
