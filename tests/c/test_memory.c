@@ -1,13 +1,14 @@
 /*
  * test_memory.c — the memory the library keeps between calls: normcache_release_memory
  * frees the blocks a large put let go, alone and while other threads get large records
- * and free them.
+ * and free them; and a later read of an operation hands over a block of its data's size.
  *
  * NORMCACHE_POOL_KEEPS_BLOCKS is 0 when the library was built checked
  * (NORMCACHE_INTERNAL_CHECKS, for the sanitizers), whose pool keeps nothing.
  */
 #include "check.h"
 
+#include <malloc.h>
 #include <pthread.h>
 
 /** A record value larger than the smallest block the library keeps (256 KiB). */
@@ -114,6 +115,54 @@ static void test_a_large_result_freed_again_is_kept(void)
     CHECK_OK(normcache_close(cache));
 }
 
+/** Posts in the list that the sized-read test reads: about 40 KB of data, under the
+ *  smallest block the library keeps, so that each result is malloc's own block. */
+#define SIZED_POSTS 1000
+
+/** The second read of an operation reserves its output from the first read's size: the
+ *  block it hands over holds the data and its NUL with no room to spare (before, the NUL
+ *  found the block full and grew it by half or double). */
+static void test_a_later_read_hands_over_a_block_of_its_size(void)
+{
+    normcache *cache = NC_OPEN_FRESH("{\"durability\": \"fast\"}");
+    const char *document = "{ posts { id title } }";
+    normcache_op *op = NULL;
+    nc_text response = {0};
+    char *out = NULL;
+    size_t out_len = 0;
+    size_t first_len = 0;
+    int i;
+
+    const char *config = "{\"defaultKeyFields\": [\"id\"]}";
+    CHECK_OK(normcache_configure(cache, config, strlen(config)));
+    CHECK_OK(normcache_prepare(cache, document, strlen(document), NULL, 0, &op));
+    NC_APPEND_LITERAL(&response, "{\"data\": {\"posts\": [");
+    for (i = 0; i < SIZED_POSTS; i++) {
+        nc_appendf(&response, "%s{\"__typename\": \"Post\", \"id\": \"%d\", \"title\": \"Post number %d\"}", i ? "," : "", i, i);
+    }
+    NC_APPEND_LITERAL(&response, "]}}");
+    CHECK_OK(normcache_write(cache, op, NULL, 0, response.data, response.len, NULL, NULL));
+    for (i = 0; i < 3; i++) {
+        CHECK_OK(normcache_read(cache, op, NULL, 0, 0, &out, &out_len));
+        CHECK(out[out_len] == '\0');
+        if (i == 0) {
+            first_len = out_len;
+            CHECK(first_len > 30000 && first_len < SMALLEST_KEPT);
+        } else {
+            CHECK(out_len == first_len);
+            /* malloc rounds a request up by at most 24 bytes. */
+            if (malloc_usable_size(out) > out_len + 1 + 24) {
+                nc_fail(__FILE__, __LINE__, "read %d handed over %zu bytes of block for %zu bytes and a NUL", i + 1,
+                        malloc_usable_size(out), out_len);
+            }
+        }
+        normcache_free(out);
+    }
+    normcache_op_free(op);
+    free(response.data);
+    CHECK_OK(normcache_close(cache));
+}
+
 /** What a reader thread reads, and the record it expects. */
 struct reader {
     normcache *cache;
@@ -159,5 +208,6 @@ int main(void)
     test_release_after_a_large_put();
     test_release_while_other_threads_read();
     test_a_large_result_freed_again_is_kept();
+    test_a_later_read_hands_over_a_block_of_its_size();
     return 0;
 }

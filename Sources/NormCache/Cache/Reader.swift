@@ -82,8 +82,11 @@ struct Reader: ~Copyable {
         freshTimes = FreshTimes(now: freshness.now)
         lookup = RecordLookup(txn)
         needsTypename = !context.keyRules.fieldPolicies.isEmpty
-        // With a prefix, room for the members that follow the data too (see `RenderedResult`).
-        out = ByteBuffer(capacity: Swift.min(expectedBytes, Self.maximumOutput) + (prefix.map { $0.utf8CodeUnitCount + 512 } ?? 0))
+        // One byte more for the NUL that ends a block handed to a C caller
+        // (`ByteBuffer.takeBlock`): without it, data as long as the last read's grew its
+        // block by half at the end, a copy and fresh pages. With a prefix, room for the
+        // members that follow the data too (see `RenderedResult`).
+        out = ByteBuffer(capacity: Swift.min(expectedBytes, Self.maximumOutput) + 1 + (prefix.map { $0.utf8CodeUnitCount + 512 } ?? 0))
         if let prefix { out.append(UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)) }
     }
 
