@@ -84,8 +84,9 @@ struct Reader: ~Copyable {
         needsTypename = !context.keyRules.fieldPolicies.isEmpty
         // One byte more for the NUL that ends a block handed to a C caller
         // (`ByteBuffer.takeBlock`): without it, data as long as the last read's grew its
-        // block by half at the end, a copy and fresh pages. With a prefix, room for the
-        // members that follow the data too (see `RenderedResult`).
+        // block at the end (by half, or double under 1 MiB), a copy of the whole result
+        // and fresh pages. With a prefix, room for the members that follow the data too
+        // (see `RenderedResult`).
         out = ByteBuffer(capacity: Swift.min(expectedBytes, Self.maximumOutput) + 1 + (prefix.map { $0.utf8CodeUnitCount + 512 } ?? 0))
         if let prefix { out.append(UnsafeRawBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)) }
     }
