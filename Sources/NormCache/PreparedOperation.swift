@@ -28,7 +28,8 @@ public final class PreparedOperation: Sendable {
     let schema: Schema?
     let keyRules: KeyRules
     /// The size of the data the last read of the operation gave, so that the next one
-    /// reserves its output at once instead of growing it step by step.
+    /// reserves its output at once instead of growing it step by step; before the first
+    /// read, the size of the data first written through it (0: neither yet).
     private let lastOutputSize = Atomic<Int>(0)
     /// The contexts of ended calls, with the shapes they compiled.
     private let contexts = ContextShelf()
@@ -37,6 +38,15 @@ public final class PreparedOperation: Sendable {
     var outputSizeHint: Int {
         get { lastOutputSize.load(ordering: .relaxed) }
         set { lastOutputSize.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Notes that `bytes` of JSON data were normalized through the operation: until it is
+    /// first read, its reads reserve that much. The data an operation reads back after a
+    /// write is that data again (less its whitespace), so the first read of a response
+    /// just written (a watcher's, a cache-first fetch's) writes its output into one block
+    /// instead of doubling one a dozen times over, a copy and fresh pages each time.
+    func noteNormalizedData(bytes: Int) {
+        _ = lastOutputSize.compareExchange(expected: 0, desired: bytes, ordering: .relaxed)
     }
 
     /// The record an operation's root fields live in; nil for a fragment.

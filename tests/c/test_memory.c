@@ -115,47 +115,53 @@ static void test_a_large_result_freed_again_is_kept(void)
     CHECK_OK(normcache_close(cache));
 }
 
-/** Posts in the list that the sized-read test reads: about 40 KB of data, under the
+/** Posts in the list that the sized-read test reads: about 50 KB of data, under the
  *  smallest block the library keeps, so that each result is malloc's own block. */
 #define SIZED_POSTS 1000
 
-/** The second read of an operation reserves its output from the first read's size: the
- *  block it hands over holds the data and its NUL with no room to spare (before, the NUL
- *  found the block full and grew it by half or double). */
-static void test_a_later_read_hands_over_a_block_of_its_size(void)
+/** Fails unless `out`, a read's result of `out_len` bytes, is a block that holds the data
+ *  and its NUL with no room to spare: malloc rounds a request up by at most 24 bytes. */
+static void expect_block_of_its_size(const char *out, size_t out_len, int read, int line)
+{
+    if (malloc_usable_size((void *)out) > out_len + 1 + 24) {
+        nc_fail(__FILE__, line, "read %d handed over %zu bytes of block for %zu bytes and a NUL", read,
+                malloc_usable_size((void *)out), out_len);
+    }
+}
+
+/** The first read of an operation after a write reserves its output from the size of the
+ *  data written through it, and each later read from the last read's size: every block
+ *  a read hands over holds the data and its NUL with no room to spare. Before, the first
+ *  read doubled its block from 64 bytes up (a block of 64 KiB for 50 KB), and the NUL of
+ *  a later read found the block full and grew it by half or double. The response is
+ *  compact and selects what the read returns, so the data written is the data read. */
+static void test_every_read_hands_over_a_block_of_its_size(void)
 {
     normcache *cache = NC_OPEN_FRESH("{\"durability\": \"fast\"}");
-    const char *document = "{ posts { id title } }";
+    const char *document = "{ posts { __typename id title } }";
     normcache_op *op = NULL;
     nc_text response = {0};
     char *out = NULL;
     size_t out_len = 0;
-    size_t first_len = 0;
     int i;
 
     const char *config = "{\"defaultKeyFields\": [\"id\"]}";
     CHECK_OK(normcache_configure(cache, config, strlen(config)));
     CHECK_OK(normcache_prepare(cache, document, strlen(document), NULL, 0, &op));
-    NC_APPEND_LITERAL(&response, "{\"data\": {\"posts\": [");
+    NC_APPEND_LITERAL(&response, "{\"data\":{\"posts\":[");
     for (i = 0; i < SIZED_POSTS; i++) {
-        nc_appendf(&response, "%s{\"__typename\": \"Post\", \"id\": \"%d\", \"title\": \"Post number %d\"}", i ? "," : "", i, i);
+        nc_appendf(&response, "%s{\"__typename\":\"Post\",\"id\":\"%d\",\"title\":\"Post number %d\"}", i ? "," : "", i, i);
     }
     NC_APPEND_LITERAL(&response, "]}}");
     CHECK_OK(normcache_write(cache, op, NULL, 0, response.data, response.len, NULL, NULL));
     for (i = 0; i < 3; i++) {
         CHECK_OK(normcache_read(cache, op, NULL, 0, 0, &out, &out_len));
         CHECK(out[out_len] == '\0');
-        if (i == 0) {
-            first_len = out_len;
-            CHECK(first_len > 30000 && first_len < SMALLEST_KEPT);
-        } else {
-            CHECK(out_len == first_len);
-            /* malloc rounds a request up by at most 24 bytes. */
-            if (malloc_usable_size(out) > out_len + 1 + 24) {
-                nc_fail(__FILE__, __LINE__, "read %d handed over %zu bytes of block for %zu bytes and a NUL", i + 1,
-                        malloc_usable_size(out), out_len);
-            }
-        }
+        /* The data read is the response's data member: all but `{"data":` and `}`. */
+        CHECK(out_len == response.len - 9);
+        CHECK(memcmp(out, response.data + 8, out_len) == 0);
+        CHECK(out_len > 30000 && out_len < SMALLEST_KEPT);
+        expect_block_of_its_size(out, out_len, i + 1, __LINE__);
         normcache_free(out);
     }
     normcache_op_free(op);
@@ -208,6 +214,6 @@ int main(void)
     test_release_after_a_large_put();
     test_release_while_other_threads_read();
     test_a_large_result_freed_again_is_kept();
-    test_a_later_read_hands_over_a_block_of_its_size();
+    test_every_read_hands_over_a_block_of_its_size();
     return 0;
 }

@@ -85,8 +85,10 @@ struct Normalizer: ~Copyable {
         var normalizer = Normalizer(context: context, response: document,
                                     skipsRootPathRecords: isMutation && !operation.keyRules.storesMutationRoot && !keepingMutationRoot,
                                     strictKeys: strictKeys)
-        try normalizer.normalize(data: data ?? document.root, plan: operation.plan, rootKey: rootKey, rootType: operation.rootType,
+        let object = data ?? document.root
+        try normalizer.normalize(data: object, plan: operation.plan, rootKey: rootKey, rootType: operation.rootType,
                                  isOperationRoot: data != nil)
+        operation.noteNormalizedData(bytes: document.json(object).count)
         return normalizer.records()
     }
 

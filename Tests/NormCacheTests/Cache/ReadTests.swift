@@ -92,4 +92,32 @@ import Testing
             == ["Human:1.id", "Human:1.name", "Human:1.__typename", "MUTATION_ROOT.rename(id:1,name:X)"])
         #expect(try test.cache.readText(op) == #"{"rename":{"id":"1","name":"X"}}"#)
     }
+
+    /// A read reserves its output from the last read's size, and, before an operation's
+    /// first read, from the size of the data first normalized through it: the `data`
+    /// member's text as written (whitespace and all), or a fragment's whole data. A write
+    /// that fails notes nothing; a read's size, once known, is not replaced by a write's.
+    @Test func aFirstReadReservesTheSizeOfTheDataWrittenThroughItsOperation() throws {
+        let test = try TestCache()
+        let op = try test.cache.prepare("{ hero { id name } }")
+        #expect(op.outputSizeHint == 0)
+        #expect(throws: NormCacheError.self) { try test.cache.write(op, #"{"data": [1]}"#) }
+        #expect(op.outputSizeHint == 0)
+        let data = #"{ "hero": {"__typename": "Droid", "id": "2001", "name": "R2-D2"} }"#
+        _ = try test.cache.write(op, #"{"data": \#(data), "errors": []}"#)
+        #expect(op.outputSizeHint == data.utf8.count)
+        _ = try test.cache.write(op, #"{"data": {"hero": {"__typename": "Droid", "id": "2001", "name": "Artoo"}}}"#)
+        #expect(op.outputSizeHint == data.utf8.count)
+        #expect(try test.cache.readText(op) == #"{"hero":{"id":"2001","name":"Artoo"}}"#)
+        #expect(op.outputSizeHint == #"{"hero":{"id":"2001","name":"Artoo"}}"#.utf8.count)
+        _ = try test.cache.write(op, #"{"data": {"hero": {"__typename": "Droid", "id": "2001", "name": "R2-D2 of Naboo"}}}"#)
+        #expect(op.outputSizeHint == #"{"hero":{"id":"2001","name":"Artoo"}}"#.utf8.count)
+
+        let fragment = try test.cache.prepare("fragment DroidName on Droid { name }")
+        let fragmentData = #"{"name": "C-3PO"}"#
+        _ = try test.cache.writeFragment(fragment, key: "Droid:2000", data: fragmentData)
+        #expect(fragment.outputSizeHint == fragmentData.utf8.count)
+        #expect(try test.cache.readFragmentText(fragment, key: "Droid:2000") == #"{"name":"C-3PO"}"#)
+        #expect(fragment.outputSizeHint == #"{"name":"C-3PO"}"#.utf8.count)
+    }
 }
