@@ -42,9 +42,10 @@ public final class PreparedOperation: Sendable {
 
     /// Notes that `bytes` of JSON data were normalized through the operation: until it is
     /// first read, its reads reserve that much. The data an operation reads back after a
-    /// write is that data again (less its whitespace), so the first read of a response
-    /// just written (a watcher's, a cache-first fetch's) writes its output into one block
-    /// instead of doubling one a dozen times over, a copy and fresh pages each time.
+    /// write is that data again, less its whitespace and the fields only the network
+    /// document asks for (`__typename`s, key fields), so the first read of a response just
+    /// written (a watcher's, a cache-first fetch's) writes its output into one block
+    /// instead of doubling one a dozen times over, most times a copy.
     func noteNormalizedData(bytes: Int) {
         _ = lastOutputSize.compareExchange(expected: 0, desired: bytes, ordering: .relaxed)
     }
