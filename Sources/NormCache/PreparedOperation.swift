@@ -29,12 +29,13 @@ public final class PreparedOperation: Sendable {
     let keyRules: KeyRules
     /// The size of the data the last read of the operation gave, so that the next one
     /// reserves its output at once instead of growing it step by step; before the first
-    /// read, the size of the data first written through it (0: neither yet).
+    /// read, the size of the data first normalized through it (0: neither yet).
     private let lastOutputSize = Atomic<Int>(0)
     /// The contexts of ended calls, with the shapes they compiled.
     private let contexts = ContextShelf()
 
-    /// The output size to reserve for a read (the last read's size).
+    /// The output size to reserve for a read (the last read's size, or before the first
+    /// read the size of the data first normalized through the operation).
     var outputSizeHint: Int {
         get { lastOutputSize.load(ordering: .relaxed) }
         set { lastOutputSize.store(newValue, ordering: .relaxed) }

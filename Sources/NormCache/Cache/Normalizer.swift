@@ -75,9 +75,11 @@ struct Normalizer: ~Copyable {
     /// below it give no records unless its rules store the mutation root, or the caller
     /// asks for them (`keepingMutationRoot`, to read a mutation's data back from a
     /// transaction that is dropped). With `strictKeys`, an object keyed by its path for
-    /// want of its key fields fails the call (`.data`). The normalizer,
-    /// its scratch and the document's tape are let go when it returns; the records' field
-    /// keys point into `context`'s shapes.
+    /// want of its key fields fails the call (`.data`). Once the data is normalized, its
+    /// size is noted on the operation, for a first read to reserve
+    /// (`PreparedOperation.noteNormalizedData`). The normalizer, its scratch and the
+    /// document's tape are let go when it returns; the records' field keys point into
+    /// `context`'s shapes.
     static func records(of document: JSONDocument, at data: Int?, operation: PreparedOperation, rootKey: String,
                         context: SelectionContext, keepingMutationRoot: Bool = false,
                         strictKeys: Bool = false) throws(NormCacheError) -> RecordBatch {
