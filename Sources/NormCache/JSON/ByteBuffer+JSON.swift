@@ -3,7 +3,7 @@ extension ByteBuffer {
     /// Appends `"contents"`, escaping `"`, `\` and control characters as
     /// `JSONString.appendQuoted` does; every other byte (valid UTF-8 by construction) is
     /// copied as it is. The common case, nothing to escape, takes one reservation and
-    /// one pass that checks and copies eight bytes at a time.
+    /// one pass that checks and copies sixteen bytes at a time.
     @inline(__always)
     mutating func appendQuoted(_ contents: UnsafeRawBufferPointer) {
         let length = contents.count
@@ -73,32 +73,63 @@ extension JSONString {
         return special & ~word & highBits
     }
 
+    /// Whether any of the sixteen bytes of `block` needs an escape in a JSON string: a
+    /// `"`, a `\` or a control character (one SIMD compare of each kind, SSE2 or NEON).
+    @inline(__always)
+    static func anyNeedsEscape(_ block: SIMD16<UInt8>) -> Bool {
+        anySet((block .== SIMD16(repeating: UInt8(ascii: "\""))) .| (block .== SIMD16(repeating: UInt8(ascii: "\\")))
+            .| (block .< SIMD16(repeating: 0x20)))
+    }
+
+    /// Whether any lane of `mask` is set: its two halves or'ed (the standard library's
+    /// `any` is a generic reduction that a large module calls rather than inlines).
+    @inline(__always)
+    static func anySet(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
+        let halves = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        return halves[0] | halves[1] != 0
+    }
+
+    /// The place of the first byte to escape in the sixteen bytes at `start`, which hold
+    /// one (`anyNeedsEscape` said so): the lowest mark of their two words.
+    @inline(__always)
+    static func firstToEscape(in16 start: UnsafeRawPointer) -> Int {
+        let low = needsEscape(start.loadUnaligned(as: UInt64.self))
+        if low != 0 { return low.trailingZeroBitCount >> 3 }
+        return 8 &+ needsEscape(start.loadUnaligned(fromByteOffset: 8, as: UInt64.self)).trailingZeroBitCount >> 3
+    }
+
     /// The length of the longest prefix of `start[0..<length]` that needs no escape in a
-    /// JSON string (no `"`, no `\`, no control character), checked a word at a time.
-    /// With `out` (room for `length` bytes), the prefix is copied there as it is checked;
-    /// `out` may then receive a few bytes past the prefix.
+    /// JSON string (no `"`, no `\`, no control character), checked sixteen bytes at a
+    /// time. With `out` (room for `length` bytes), the prefix is copied there as it is
+    /// checked; `out` may then receive a few bytes past the prefix.
     @inline(__always)
     static func plainPrefix(_ start: UnsafeRawPointer, _ length: Int, copyingTo out: UnsafeMutableRawPointer? = nil) -> Int {
         var position = 0
-        while position &+ 8 <= length {
-            let word = start.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-            out?.storeBytes(of: word, toByteOffset: position, as: UInt64.self)
-            let flagged = needsEscape(word)
-            guard flagged == 0 else { return position &+ flagged.trailingZeroBitCount >> 3 }
-            position &+= 8
+        if length >= 16 {
+            while position &+ 16 <= length {
+                let block = start.loadUnaligned(fromByteOffset: position, as: SIMD16<UInt8>.self)
+                out?.storeBytes(of: block, toByteOffset: position, as: SIMD16<UInt8>.self)
+                guard !anyNeedsEscape(block) else { return position &+ firstToEscape(in16: start + position) }
+                position &+= 16
+            }
+            // The last bytes: one block that overlaps the last (its first bytes are plain).
+            guard position < length else { return length }
+            let last = length &- 16
+            let block = start.loadUnaligned(fromByteOffset: last, as: SIMD16<UInt8>.self)
+            out?.storeBytes(of: block, toByteOffset: last, as: SIMD16<UInt8>.self)
+            return anyNeedsEscape(block) ? last &+ firstToEscape(in16: start + last) : length
         }
-        // The last bytes of a string of eight or more: one word that overlaps the last.
-        if position < length, length >= 8 {
-            let last = length &- 8
-            let word = start.loadUnaligned(fromByteOffset: last, as: UInt64.self)
-            out?.storeBytes(of: word, toByteOffset: last, as: UInt64.self)
-            let flagged = needsEscape(word)
-            return flagged == 0 ? length : last &+ flagged.trailingZeroBitCount >> 3
-        }
-        // A string shorter than eight (ids, names, tags): its bytes gathered into one word
-        // by overlapping loads, the rest of the word plain, and checked at once; only a
-        // string that holds a byte to escape is looked at byte by byte.
-        if length >= 4 {
+        // A string shorter than sixteen (ids, names, tags, dates): its bytes gathered into
+        // one block or word by overlapping loads, the rest of a word plain, and checked at
+        // once; only a string that holds a byte to escape is looked at byte by byte.
+        if length >= 8 {
+            let head = start.loadUnaligned(as: UInt64.self), tail = start.loadUnaligned(fromByteOffset: length &- 8, as: UInt64.self)
+            if !anyNeedsEscape(unsafeBitCast(SIMD2(head, tail), to: SIMD16<UInt8>.self)) {
+                out?.storeBytes(of: head, as: UInt64.self)
+                out?.storeBytes(of: tail, toByteOffset: length &- 8, as: UInt64.self)
+                return length
+            }
+        } else if length >= 4 {
             let head = start.loadUnaligned(as: UInt32.self), tail = start.loadUnaligned(fromByteOffset: length &- 4, as: UInt32.self)
             if needsEscape(UInt64(head) | UInt64(tail) << 32) == 0 {
                 out?.storeBytes(of: head, as: UInt32.self)

@@ -3,14 +3,18 @@ import Testing
 @testable import NormCache
 
 /// How the reader writes stored strings as JSON: `JSONString.plainPrefix` finds the first
-/// byte to escape a word at a time (strings shorter than eight in one gathered word),
-/// and `ByteBuffer.appendQuoted` escapes from there.
+/// byte to escape sixteen bytes at a time (the last sixteen overlapping; strings shorter
+/// than sixteen in one gathered block or word), and `ByteBuffer.appendQuoted` escapes
+/// from there.
 @Suite struct JSONQuotingTests {
     /// The bytes that need an escape, and one of each kind that does not.
     static let special: [UInt8] = [UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x00, 0x01, 0x0A, 0x1F]
 
+    /// Every length up to three blocks and a half, and the lengths around four blocks.
+    static let lengths = Array(0...56) + [63, 64, 65, 79]
+
     @Test func thePlainPrefixEndsAtTheFirstByteToEscapeAtEveryLengthAndPlace() {
-        for length in 0...20 {
+        for length in Self.lengths {
             let plain = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
             #expect(Self.plainPrefix(plain) == length, "length \(length), nothing to escape")
             for position in 0..<length {
@@ -28,7 +32,8 @@ import Testing
 
     @Test func bytesThatLookLikeSpecialOnesAreNotEscaped() {
         // Neighbours of the special bytes, and the bytes of multi-byte UTF-8 (never escaped).
-        for text in ["!", "#", "[]", " ~", "\u{7F}", "é", "ü!", "日本", "a€b", "😀", "abc\u{7F}", "     ", "0123456", "#$%&'()"] {
+        for text in ["!", "#", "[]", " ~", "\u{7F}", "é", "ü!", "日本", "a€b", "😀", "abc\u{7F}", "     ", "0123456", "#$%&'()",
+                     "! #$%&'()*+,-./[]^_`{|}~\u{7F} éü日本😀", "a summary of sixteen+ bytes, [bracketed] and ~tilde~"] {
             let bytes = Array(text.utf8)
             #expect(Self.plainPrefix(bytes) == bytes.count, "\(text)")
             #expect(Self.quoted(bytes) == "\"\(text)\"")
