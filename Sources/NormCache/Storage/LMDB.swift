@@ -374,16 +374,13 @@ struct LMDBTransaction {
 struct LMDBCursor {
     fileprivate let handle: OpaquePointer
 
-    /// The value stored under `key` (`MDB_SET`: a search without setting up a cursor
-    /// each time, as `mdb_get` does), or nil.
+    /// Positions at `key` and returns its entry, the key as LMDB holds it (`MDB_SET_KEY`:
+    /// a search without setting up a cursor each time, as `mdb_get` does); nil when the
+    /// key is not stored.
     @inline(__always)
-    func find(_ key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
+    func findEntry(_ key: UnsafeRawBufferPointer) throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var mdbKey = MDB_val(key)
-        var value = MDB_val()
-        let code = mdb_cursor_get(handle, &mdbKey, &value, MDB_SET)
-        if code == MDB_NOTFOUND { return nil }
-        try LMDBStatus.check(code, "mdb_cursor_get")
-        return value.bytes
+        return try move(&mdbKey, MDB_SET_KEY)
     }
 
     /// Positions at the first key at or after `key`; nil past the end.
@@ -399,6 +396,7 @@ struct LMDBCursor {
     }
 
     /// Moves to the next key; nil past the end.
+    @inline(__always)
     func next() throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var mdbKey = MDB_val()
         return try move(&mdbKey, MDB_NEXT)
@@ -454,6 +452,7 @@ struct LMDBCursor {
         mdb_cursor_close(handle)
     }
 
+    @inline(__always)
     private func move(_ key: inout MDB_val, _ op: MDB_cursor_op) throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var value = MDB_val()
         let code = mdb_cursor_get(handle, &key, &value, op)

@@ -52,14 +52,11 @@ struct StoreTransaction {
         return value
     }
 
-    /// The stored bytes of the record `key`, or nil; found with `cursor` when given (a
-    /// `RecordLookup`'s, kept for all its lookups).
-    func record(_ key: UnsafeRawBufferPointer, cursor: LMDBCursor? = nil) throws(NormCacheError) -> UnsafeRawBufferPointer? {
+    /// The stored bytes of the record `key`, or nil (`RecordLookup` finds many through
+    /// one cursor).
+    func record(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer? {
         guard key.count > StorageKey.directLimit else {
-            let value = try lmdb { () throws(LMDBError) -> UnsafeRawBufferPointer? in
-                if let cursor { return try cursor.find(key) }
-                return try txn.get(records, key)
-            }
+            let value = try lmdb { () throws(LMDBError) in try txn.get(records, key) }
             return try value.map { (value) throws(NormCacheError) in try checked(value, key) }
         }
         let storedKey = StorageKey.longKey(for: key, salt: keySalt)
