@@ -17,12 +17,20 @@ time.perf_counter:
     read_floor     only for a workload whose read returns Python objects: the same objects
                    built by marshal.loads, the quickest way stock CPython has to build them
                    (timed after each read, from a marshal.dumps of that read's output)
+    write_cold_floor, write_warm_floor, write_changed_floor
+                   the same for what such a workload's writes return (the changed fields)
+    c_write_cold, c_write_warm, c_write_changed, c_read
+                   only for a workload that `times_c_calls`: the C calls its own calls make,
+                   made straight through ctypes in the same process on a cache file of
+                   their own, the same three writes and the read; alternately after and
+                   before the workload's calls, run by run
 
 Parsing the response is part of a write (the file is read before timing). At the end the
 script prints one JSON object on stdout:
 
     {"write_cold": [s, ...], "write_warm": [...], "write_changed": [...], "read": [...],
-     ["read_floor": [...],] "records": <records after the cold write>,
+     ["read_floor": [...], "write_cold_floor": [...], ...,] ["c_write_cold": [...], ..., "c_read": [...],]
+     "records": <records after the cold write>,
      "read_bytes": <bytes of the read's output>}
 
 Once, outside the timings, the data read back after the cold write and after the changed
@@ -51,8 +59,9 @@ class Workload:
         """Opens a new, empty cache at `path` (the file and `path + "-lock"`)."""
         raise NotImplementedError
 
-    def write(self, response: bytes) -> None:
-        """Writes one GraphQL response, given as the bytes of its JSON text."""
+    def write(self, response: bytes) -> Any:
+        """Writes one GraphQL response, given as the bytes of its JSON text; returns what
+        the call returns (None, or the Python objects of a `returns_objects` workload)."""
         raise NotImplementedError
 
     def read(self) -> Any:
@@ -72,8 +81,18 @@ class Workload:
         """What a read should return after writing a response whose data is `data`."""
         return data
 
-    #: Whether `read` returns Python objects, whose building has a floor of its own.
+    #: Whether `read` and `write` return Python objects, whose building has a floor of its own.
     returns_objects = False
+
+    #: Whether `time_c_calls` times the C calls under this workload's calls.
+    times_c_calls = False
+
+    def time_c_calls(self, path: str, response: bytes, changed: bytes) -> Dict[str, float]:
+        """Opens a new cache at `path`, times the C calls that `write` and `read` make for
+        the cold write of `response`, the same again, the write of `changed` and the read
+        (phases "c_write_cold", "c_write_warm", "c_write_changed", "c_read"), closes it
+        and returns the seconds of each."""
+        raise NotImplementedError
 
 
 def arguments(description: Optional[str] = None) -> argparse.Namespace:
@@ -167,9 +186,10 @@ def timed(action: Callable[[], Any]) -> float:
 
 def objects_floor(output: Any) -> float:
     """Seconds that marshal.loads takes to build the objects of `output` again: no parse,
-    no checks, each object made once from a binary stream. About the least that any read
-    returning the same objects adds to the C read, whatever builds them."""
-    dumped = marshal.dumps(output)
+    no checks, each object made once from a binary stream. About the least that any call
+    returning the same objects adds to its C call, whatever builds them. A list of a
+    subclass (the binding's WriteResult) is built as a plain list."""
+    dumped = marshal.dumps(list(output) if isinstance(output, list) else output)
     return timed(lambda: marshal.loads(dumped))
 
 
@@ -190,17 +210,35 @@ def run(workload: Workload, options: argparse.Namespace) -> None:
     records = output_bytes = 0
     os.makedirs(options.dir, exist_ok=True)
     path = os.path.join(options.dir, f"{workload.name}.cache")
+    c_path = os.path.join(options.dir, f"{workload.name}-c.cache")
+
+    def time_c_calls() -> None:
+        remove_cache(c_path)
+        try:
+            for phase, seconds in workload.time_c_calls(c_path, response, changed).items():
+                timings.setdefault(phase, []).append(seconds)
+        finally:
+            remove_cache(c_path)
+
+    def write(phase: str, document: bytes) -> None:
+        results: List[Any] = []
+        timings[phase].append(timed(lambda: results.append(workload.write(document))))
+        if workload.returns_objects:
+            timings.setdefault(f"{phase}_floor", []).append(objects_floor(results[0]))
+
     for number in range(options.runs):
+        if workload.times_c_calls and number % 2 == 1:
+            time_c_calls()
         remove_cache(path)
         workload.open(path)
         try:
-            timings["write_cold"].append(timed(lambda: workload.write(response)))
+            write("write_cold", response)
             if number == 0:
                 output = workload.read()
                 check(workload, output, response, options.response, "cold write")
                 records = workload.records()
-            timings["write_warm"].append(timed(lambda: workload.write(response)))
-            timings["write_changed"].append(timed(lambda: workload.write(changed)))
+            write("write_warm", response)
+            write("write_changed", changed)
             outputs: List[Any] = []
             timings["read"].append(timed(lambda: outputs.append(workload.read())))
             if workload.returns_objects:
@@ -211,4 +249,6 @@ def run(workload: Workload, options: argparse.Namespace) -> None:
         finally:
             workload.close()
             remove_cache(path)
+        if workload.times_c_calls and number % 2 == 0:
+            time_c_calls()
     print(json.dumps({**timings, "records": records, "read_bytes": output_bytes}))

@@ -14,15 +14,21 @@ With --defaults the script times what a user's plain calls cost instead: the cac
 with the key rule alone (every option the library's default, as normcache-bench's C
 calls open it), `write(op, response)` (changes=True: the changed fields built as a list)
 and `read(op)` (the data as Python objects). Each run then times marshal.loads building the
-same objects (bench_common's "read_floor"): the floor of any read that returns them.
+same objects (bench_common's "read_floor"): the floor of any read that returns them, and
+the same for the list of changed fields each write returns ("write_cold_floor", ...). And
+each run times the C calls under them in the same process, straight through ctypes on a
+cache of their own (bench_common's "c_*" phases: `normcache_write` asking for the changed
+keys, `normcache_read`, each buffer freed with `normcache_free`), so that the binding is
+set against the C calls in the same process state and the same minutes.
 
 A read returns exactly the query's selection: `__typename`, which normcache adds to the
 document it sends but the query does not select, is not part of it.
 """
+import ctypes
 import os
 import sys
 from types import ModuleType
-from typing import Any
+from typing import Any, Dict
 
 import bench_common
 
@@ -95,11 +101,42 @@ class DefaultBinding(Binding):
         self.cache = self.normcache.Cache(path, config=CONFIG)
         self.operation = self.cache.prepare(self.query)
 
-    def write(self, response: bytes) -> None:
-        self.cache.write(self.operation, response)
+    def write(self, response: bytes) -> Any:
+        return self.cache.write(self.operation, response)
 
     def read(self) -> Any:
         return self.cache.read(self.operation)
+
+    times_c_calls = True
+
+    def time_c_calls(self, path: str, response: bytes, changed: bytes) -> Dict[str, float]:
+        lib = self.normcache._library.lib
+        cache = self.normcache.Cache(path, config=CONFIG)
+        operation = cache.prepare(self.query)
+        handle, operation_handle = cache._live_handle(), operation._live_handle()
+
+        def call(function: Any, *arguments: Any) -> float:
+            """Seconds of one call and the normcache_free of its output, as the C harness times it."""
+            buffer, length = ctypes.c_void_p(), ctypes.c_size_t()
+
+            def once() -> None:
+                status = function(*arguments, ctypes.byref(buffer), ctypes.byref(length))
+                lib.normcache_free(buffer)
+                if status != 0:
+                    bench_common.fail(f"{self.name}: a C call returned {status}: {lib.normcache_errmsg().decode()}")
+
+            return bench_common.timed(once)
+
+        try:
+            return {
+                "c_write_cold": call(lib.normcache_write, handle, operation_handle, None, 0, response, len(response)),
+                "c_write_warm": call(lib.normcache_write, handle, operation_handle, None, 0, response, len(response)),
+                "c_write_changed": call(lib.normcache_write, handle, operation_handle, None, 0, changed, len(changed)),
+                "c_read": call(lib.normcache_read, handle, operation_handle, None, 0, 0),
+            }
+        finally:
+            operation.close()
+            cache.close()
 
 
 if __name__ == "__main__":

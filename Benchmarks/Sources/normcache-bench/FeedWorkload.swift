@@ -84,8 +84,9 @@ extension Bench {
     /// The Python binding against a plain Python normalizer on py-lmdb: each script runs
     /// the cold write, warm rewrites and read `runs` times and prints its timings. Then
     /// the binding's default calls (`write` reporting changes, `read` returning Python
-    /// objects) against the C calls of `series` that they make (target: at most 1.3×), and
-    /// `read(op)` against its floor: the C read plus marshal.loads building the same objects.
+    /// objects) against the C calls they make, timed by the script in the same process
+    /// (target: at most 1.3×), and against their floors: the C call plus marshal.loads
+    /// building the objects the call returns (the changed fields, the data).
     func measurePython(response: [UInt8], changed: [UInt8], posts: Int, series: ResponseSeries, targeted: Bool) throws {
         let responsePath = try scratchFile("feed-\(posts).json", response)
         let changedPath = try scratchFile("feed-\(posts)-changed.json", changed)
@@ -113,21 +114,23 @@ extension Bench {
                    objects: 2 * posts, bytes: response.count,
                    baselineName: "plain Python normalizer (json + py-lmdb)", baseline: writeAndRead(plain),
                    target: targeted ? Target(kind: .speedupAtLeast, bound: 5) : nil, reportsSpeedup: true))
-        let calls = [("write(op, response), cold", "write_cold", "C normcache_write, changed keys reported", series.coldWriteChanges),
-                     ("write(op, response), changed data", "write_changed", "C normcache_write, changed keys reported",
-                      series.changedWriteChanges),
-                     ("read(op)", "read", "C normcache_read", series.read)]
-        for (call, phase, cName, cSeries) in calls {
-            add(Figure(workload: "feed", measure: "Python default \(call) N=\(posts)",
-                       normcache: Series(values: defaults[phase] ?? []), objects: 2 * posts,
-                       bytes: phase == "read" ? series.readBytes : response.count, baselineName: cName, baseline: cSeries,
+        // Each call against the C call under it, made in the same process and the same
+        // minutes (the script's "c_*" phases), and against its floor: that C call plus
+        // marshal.loads building the objects the call returns.
+        let calls = [("write(op, response), cold", "write_cold", "C normcache_write, changed keys, same process"),
+                     ("write(op, response), changed data", "write_changed", "C normcache_write, changed keys, same process"),
+                     ("read(op)", "read", "C normcache_read, same process")]
+        for (call, phase, cName) in calls {
+            let python = Series(values: defaults[phase] ?? []), c = defaults["c_\(phase)"] ?? []
+            let bytes = phase == "read" ? series.readBytes : response.count
+            add(Figure(workload: "feed", measure: "Python default \(call) N=\(posts)", normcache: python, objects: 2 * posts,
+                       bytes: bytes, baselineName: cName, baseline: Series(values: c),
                        target: targeted ? Target(kind: .ratioAtMost, bound: 1.3) : nil))
-        }
-        if let floor = defaults["read_floor"] {
-            add(Figure(workload: "feed", measure: "Python default read(op) N=\(posts)", normcache: Series(values: defaults["read"] ?? []),
-                       objects: 2 * posts, bytes: series.readBytes,
-                       baselineName: "floor: C normcache_read + marshal.loads of the same objects",
-                       baseline: Series(values: zip(series.read.values, floor).map { $0 + $1 })))
+            if let floor = defaults["\(phase)_floor"] {
+                add(Figure(workload: "feed", measure: "Python default \(call) N=\(posts)", normcache: python, objects: 2 * posts,
+                           bytes: bytes, baselineName: "floor: the C call + marshal.loads of the objects",
+                           baseline: Series(values: zip(c, floor).map { $0 + $1 })))
+            }
         }
     }
 }
