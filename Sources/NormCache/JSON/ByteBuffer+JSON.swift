@@ -92,7 +92,7 @@ extension JSONString {
     /// The place of the first byte to escape in the sixteen bytes at `start`, which hold
     /// one (`anyNeedsEscape` said so): the lowest mark of their two words.
     @inline(__always)
-    static func firstToEscape(in16 start: UnsafeRawPointer) -> Int {
+    static func firstToEscape(inBlockAt start: UnsafeRawPointer) -> Int {
         let low = needsEscape(start.loadUnaligned(as: UInt64.self))
         if low != 0 { return low.trailingZeroBitCount >> 3 }
         return 8 &+ needsEscape(start.loadUnaligned(fromByteOffset: 8, as: UInt64.self)).trailingZeroBitCount >> 3
@@ -109,7 +109,7 @@ extension JSONString {
             while position &+ 16 <= length {
                 let block = start.loadUnaligned(fromByteOffset: position, as: SIMD16<UInt8>.self)
                 out?.storeBytes(of: block, toByteOffset: position, as: SIMD16<UInt8>.self)
-                guard !anyNeedsEscape(block) else { return position &+ firstToEscape(in16: start + position) }
+                guard !anyNeedsEscape(block) else { return position &+ firstToEscape(inBlockAt: start + position) }
                 position &+= 16
             }
             // The last bytes: one block that overlaps the last (its first bytes are plain).
@@ -117,7 +117,7 @@ extension JSONString {
             let last = length &- 16
             let block = start.loadUnaligned(fromByteOffset: last, as: SIMD16<UInt8>.self)
             out?.storeBytes(of: block, toByteOffset: last, as: SIMD16<UInt8>.self)
-            return anyNeedsEscape(block) ? last &+ firstToEscape(in16: start + last) : length
+            return anyNeedsEscape(block) ? last &+ firstToEscape(inBlockAt: start + last) : length
         }
         // A string shorter than sixteen (ids, names, tags, dates): its bytes gathered into
         // one block or word by overlapping loads, the rest of a word plain, and checked at

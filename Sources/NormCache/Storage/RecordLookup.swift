@@ -49,9 +49,10 @@ struct RecordLookup: ~Copyable {
         nextPause = 1
     }
 
-    /// The stored bytes of the record `key`, or nil, where each key is greater than the
-    /// one before (a list's keys in order, from `beginKeyOrder`): a step from the
-    /// cursor's entry first, unless the steps pause.
+    /// The stored bytes of the record `key`, or nil, for keys that come in ascending
+    /// order (a list's keys in order, from `beginKeyOrder`): a step from the cursor's
+    /// entry first, unless the steps pause. A key not greater than the cursor's, or a
+    /// long one, is searched as `record` does.
     @inline(__always)
     mutating func record(inKeyOrder key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer? {
         if let from = current, key.count <= StorageKey.directLimit, KeyBytes.compare(from, key) < 0 {
