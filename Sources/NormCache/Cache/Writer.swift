@@ -25,6 +25,9 @@ struct Writer {
     func merge(_ batch: borrowing RecordBatch, in txn: StoreTransaction, reportingChanges: Bool) throws(NormCacheError) -> [Change] {
         let order = batch.recordsInKeyOrder()
         var changes: [Change] = []
+        // At most every field changes: room for all at once, so that the list is not
+        // copied as it grows (its pages untouched past the changes made).
+        if reportingChanges { changes.reserveCapacity(batch.fields.count) }
         var merged = ByteBuffer()
         var session = try RecordWriteSession(txn)
         var interruptCheck = InterruptCheck()
