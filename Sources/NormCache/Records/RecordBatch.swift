@@ -44,9 +44,6 @@ struct RecordBatch: ~Copyable {
         var count: UInt32
         /// Runs given since that `finish` merges in: an index into `laterRuns`, or -1.
         var later: Int32
-        /// The key's first eight bytes as a big-endian number (zeros after a shorter
-        /// key): sorting compares these first.
-        var prefix: UInt64
     }
 
     private struct Run {
@@ -158,10 +155,8 @@ struct RecordBatch: ~Copyable {
         keys.append(key)
         try keys.check(while: "adding the keys of the records")
         try records.reserve(1, while: "adding the records")
-        var prefix: UInt64 = 0
-        for offset in 0..<8 { prefix = prefix << 8 | UInt64(offset < key.count ? key[offset] : 0) }
         records.append(Record(keyStart: UInt32(keyStart), keyCount: UInt32(key.count), first: UInt32(start),
-                              count: UInt32(count), later: -1, prefix: prefix))
+                              count: UInt32(count), later: -1))
         try index.insert(hash: hash, record: records.count - 1)
         byteCount &+= key.count &+ 16
     }
@@ -304,15 +299,27 @@ struct RecordBatch: ~Copyable {
 
     /// The record indices in ascending key order: the order LMDB takes them fastest in.
     func recordsInKeyOrder() -> [Int32] {
-        func inKeyOrder(_ left: Int32, _ right: Int32) -> Bool {
-            let a = records[Int(left)].prefix, b = records[Int(right)].prefix
-            if a != b { return a < b }
-            return KeyBytes.compare(key(of: Int(left)), key(of: Int(right))) < 0
+        // Sorted as entries holding each key's first sixteen bytes, so that the sort reads
+        // neither the records nor their keys (records put in key order, as an export or a
+        // generated load puts them, are one run that the sort takes in one pass).
+        var entries: [KeyOrderEntry] = []
+        entries.reserveCapacity(records.count)
+        for index in 0..<records.count {
+            let key = key(of: index)
+            entries.append(KeyOrderEntry(head: KeyBytes.word(of: key, at: 0), tail: KeyBytes.word(of: key, at: 8), record: Int32(index)))
         }
-        let given = Array(0..<Int32(records.count))
-        // Records put in key order (an export, a generated load) need no sort.
-        if zip(given, given.dropFirst()).allSatisfy({ inKeyOrder($0, $1) }) { return given }
-        return given.sorted { inKeyOrder($0, $1) }
+        entries.sort { $0.head != $1.head ? $0.head < $1.head : $0.tail < $1.tail }
+        // Keys that share their first sixteen bytes (long keys only) are then ordered whole.
+        var start = 0
+        while start < entries.count {
+            var end = start &+ 1
+            while end < entries.count, entries[end].head == entries[start].head, entries[end].tail == entries[start].tail { end &+= 1 }
+            if end &- start > 1 {
+                entries[start..<end].sort { KeyBytes.compare(key(of: Int($0.record)), key(of: Int($1.record))) < 0 }
+            }
+            start = end
+        }
+        return entries.map(\.record)
     }
 
     /// The batch in the records JSON notation, records and fields in order of first

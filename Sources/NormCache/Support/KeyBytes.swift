@@ -66,6 +66,23 @@ enum KeyBytes {
         return left.count &- right.count
     }
 
+    /// The bytes `key[start ..< start + 8]` as a big-endian word, zeros past the key's
+    /// end: two keys whose words at the same place differ are in the order of those words.
+    @inline(__always)
+    static func word(of key: UnsafeRawBufferPointer, at start: Int) -> UInt64 {
+        let count = key.count
+        if count >= start &+ 8 { return UInt64(bigEndian: key.loadUnaligned(fromByteOffset: start, as: UInt64.self)) }
+        guard count > start else { return 0 }
+        if count >= 8 {
+            // The key's last eight bytes, shifted so that byte `start` leads and zeros follow.
+            let last = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self))
+            return last << (UInt64(truncatingIfNeeded: start &+ 8 &- count) &* 8)
+        }
+        var word: UInt64 = 0
+        for offset in start..<(start &+ 8) { word = word << 8 | UInt64(offset < count ? key[offset] : 0) }
+        return word
+    }
+
     /// A hash of the bytes, eight at a time, from a `seed` drawn per process
     /// (`KeyBytes.seed`): keys that a server sends cannot be chosen to collide in the
     /// tables of a call.

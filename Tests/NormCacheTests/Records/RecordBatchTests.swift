@@ -131,4 +131,28 @@ import Testing
         #expect(try test.cache.record("R:39999") == #"{"v":-39999,"w":true}"#)
         #expect(try test.cache.record("R:20000") == #"{"v":-20000,"w":true}"#)
     }
+
+    @Test func recordsComeInTheByteOrderOfTheirKeysWhateverTheirLength() throws {
+        // Keys shorter than, exactly and longer than eight and sixteen bytes; keys that
+        // start others; keys that share their first sixteen bytes (ordered past them);
+        // bytes above 0x7F (é) after ASCII ones.
+        let keys = ["A", "A:1", "A:10", "A:2", "Ab:12345", "Ab:1234", "Ab:123456789012", "Ab:1234567890123",
+                    "Ab:12345678901234", "Thing:0123456789", "Thing:0123456789b", "Thing:0123456789ab",
+                    "Thing:0123456789a", "Thing:0123456789aa", "Z", "é:1", "e:1", "Post:100000000000", "Post:1"]
+        // A fixed shuffle: each key's place is (index × 7) mod 19.
+        let given = (0..<keys.count).map { keys[$0 * 7 % keys.count] }
+        #expect(Set(given).count == keys.count)
+        let expected = keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let json = "{" + given.map { #""\#($0)": {"v": 1}"# }.joined(separator: ", ") + "}"
+        let ordered = try RecordCodecTests.withBatch(json) { batch in
+            batch.recordsInKeyOrder().map { String(decoding: batch.key(of: Int($0)), as: UTF8.self) }
+        }
+        #expect(ordered == expected)
+        #expect(ordered.prefix(4) == ["A", "A:1", "A:10", "A:2"])
+        #expect(ordered.suffix(2) == ["e:1", "é:1"])
+        // Given in key order already: the records' own order.
+        let inOrder = "{" + expected.map { #""\#($0)": {"v": 1}"# }.joined(separator: ", ") + "}"
+        let indices = try RecordCodecTests.withBatch(inOrder) { batch in batch.recordsInKeyOrder() }
+        #expect(indices == Array(0..<Int32(keys.count)))
+    }
 }

@@ -30,6 +30,26 @@ import Testing
         }
     }
 
+    @Test func keyWordsAreTheBigEndianBytesAtTheirPlaceWithZerosPastTheEnd() {
+        // Every length up to 24, at both places the batch's sort reads, with bytes that
+        // differ from their neighbours (so a shift by a wrong count shows).
+        for length in 0...24 {
+            let key = (0..<length).map { UInt8(0x31 + $0 * 7 % 200) }
+            for start in [0, 8] {
+                let expected = (start..<(start + 8)).reduce(UInt64(0)) { $0 << 8 | UInt64($1 < length ? key[$1] : 0) }
+                key.withUnsafeBytes { bytes in
+                    #expect(KeyBytes.word(of: bytes, at: start) == expected, "length \(length), at \(start)")
+                }
+            }
+        }
+        // At the very end of the bytes: the loads stay inside them.
+        let tail: [UInt8] = Array("Post:1234".utf8)
+        tail.withUnsafeBytes { bytes in
+            #expect(KeyBytes.word(of: bytes, at: 8) == UInt64(UInt8(ascii: "4")) << 56)
+            #expect(KeyBytes.word(of: bytes, at: 0) == UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
+        }
+    }
+
     @Test func varintsTakeTheirLengthAndReadBack() {
         for value: UInt64 in [0, 1, 127, 128, 300, 16_383, 16_384, 1_700_000_000, UInt64(UInt32.max), .max] {
             var buffer = ByteBuffer()
