@@ -8,18 +8,23 @@ struct BenchCommand: ParsableCommand {
         commandName: "normcache-bench",
         abstract: "The perf harness: normcache against raw LMDB, simdjson, Foundation and Python baselines.",
         discussion: """
-            Writes DIR/results.txt, DIR/results.json (google-benchmark's shape) and DIR/results.svg.
+            Writes DIR/results.txt, DIR/results.json (google-benchmark's shape) and
+            DIR/results.svg.
 
-            Besides its C calls against raw LMDB and simdjson, feed times each write again with
-            the changed keys reported (normcache_write's out_changed: what Python's default
-            write and watchers pay; target: at most 1.2x the same write), and the Python
-            binding's default calls, write(op, response) and read(op), against the C calls
-            under them made in the same Python process (target: at most 1.3x) and against
-            their floors (the C call plus marshal.loads of what the call returns). app times app-shaped queries (a GitHub client's pull request
-            and repository views, nested single objects 4-5 deep with 10-30 fields each, and
-            40 objects in single fields against the same 40 in a list) read and rewritten
-            through the C interface, against raw LMDB gets of the same records (targets: an
-            object in a single field at most 1.5x a list element; a small read under 5 us).
+            Besides its C calls against raw LMDB and simdjson, feed times each write
+            again with the changed keys reported (normcache_write's out_changed: what
+            Python's default write and watchers pay; target: at most 1.2x the same
+            write), and the Python binding's default calls, write(op, response) and
+            read(op), against the C calls under them made in the same Python process
+            (target: at most 1.3x) and against their floors (the C call plus
+            marshal.loads of what the call returns).
+
+            app times app-shaped queries (a GitHub client's pull request and repository
+            views, nested single objects 4-5 deep with 10-30 fields each, and 40 objects
+            in single fields against the same 40 in a list) read and rewritten through
+            the C interface, against raw LMDB gets of the same records (targets: an
+            object in a single field at most 1.5x a list element; a small read under
+            5 us).
 
             EXAMPLE
               normcache-bench --smoke --out /tmp/bench
