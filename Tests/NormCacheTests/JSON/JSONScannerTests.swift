@@ -60,14 +60,40 @@ import Testing
     }
 
     @Test func longStringsFindEveryQuoteEscapeControlAndMultiByteCharacter() throws {
-        // Strings are scanned 8 bytes at a time; a special byte anywhere in a run of 8
-        // must still be found where it is.
-        for plain in 0...17 {
+        // Strings are scanned 8 bytes at a time; a special byte anywhere in a word, in
+        // the first, a middle or the last of several, must still be found where it is.
+        for plain in 0...40 {
             let run = String(repeating: "a", count: plain)
             let document = try scan("\"" + run + "\\n" + run + "é" + run + "\"")
             #expect(document.stringBytes(0) == Array((run + "\n" + run + "é" + run).utf8))
             #expect(error("\"" + run + "\u{1}" + run + "\"")?.message
                     == "JSON error at byte \(1 + plain): control character U+0001 must be escaped in a string")
+            // DEL (0x7F) is plain; a byte of 0x80 and above starts a sequence to check.
+            #expect(try scan("\"" + run + "\u{7F}" + run + "\"").stringBytes(0) == Array((run + "\u{7F}" + run).utf8))
+            #expect(error("\"" + run + "\"")?.message == nil)
+            #expect(error("[\"" + run + "\", 1]")?.message == nil)
+        }
+        // Bytes at the edges of the plain range, at every place of a word: no UTF-8
+        // sequence starts with 0x80, 0xBF or 0xFF; 0x1F must be escaped; 0x20 and 0x7F
+        // are plain.
+        for plain in 0...40 {
+            var bytes = Array(("\"" + String(repeating: "a", count: plain)).utf8) + [0] + Array("aaaaaaaaaaaaaaaaaaaa\"".utf8)
+            for refused: UInt8 in [0x80, 0xBF, 0xFF] {
+                bytes[1 + plain] = refused
+                let hex = String(refused, radix: 16, uppercase: true)
+                #expect(throws: NormCacheError(.json, "JSON error at byte \(1 + plain): invalid UTF-8 byte 0x\(hex)")) {
+                    try bytes.withBytes { (buffer) throws(NormCacheError) in _ = try JSONDocument(scanning: buffer) }
+                }
+            }
+            bytes[1 + plain] = 0x1F
+            #expect(throws: NormCacheError(.json, "JSON error at byte \(1 + plain): control character U+001F must be escaped in a string")) {
+                try bytes.withBytes { (buffer) throws(NormCacheError) in _ = try JSONDocument(scanning: buffer) }
+            }
+            for kept: UInt8 in [0x20, 0x7F] {
+                bytes[1 + plain] = kept
+                #expect(try bytes.withBytes { (buffer) throws(NormCacheError) in try JSONDocument(scanning: buffer).stringBytes(0) }
+                        == Array(bytes[1..<(bytes.count - 1)]))
+            }
         }
     }
 
