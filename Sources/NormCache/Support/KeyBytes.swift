@@ -67,7 +67,8 @@ enum KeyBytes {
     }
 
     /// The bytes `key[start ..< start + 8]` as a big-endian word, zeros past the key's
-    /// end: two keys whose words at the same place differ are in the order of those words.
+    /// end: of two keys whose bytes before `start` agree, the one with the lower word at
+    /// `start` comes first in byte order (equal words leave the order to what follows).
     @inline(__always)
     static func word(of key: UnsafeRawBufferPointer, at start: Int) -> UInt64 {
         let count = key.count
