@@ -42,7 +42,8 @@ import Testing
                 }
             }
         }
-        // At the very end of the bytes: the loads stay inside them.
+        // A nine-byte key, as `Post:1234`: its tail word is its last byte, then zeros
+        // (the shifted load of its last eight bytes, which ends at the key's end).
         let tail: [UInt8] = Array("Post:1234".utf8)
         tail.withUnsafeBytes { bytes in
             #expect(KeyBytes.word(of: bytes, at: 8) == UInt64(UInt8(ascii: "4")) << 56)
