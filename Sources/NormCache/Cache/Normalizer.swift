@@ -474,10 +474,10 @@ struct Normalizer: ~Copyable {
             defer { keyToken = Int(response.tokens[valueToken].end) }
             var found = -1
             let fields = shape.fields.baseAddress.assumedPresent
-            if expected < count, keyEquals(keyToken, fields[expected].responseKey) {
+            if expected < count, Self.keyEquals(keyToken, fields[expected].responseKey, in: response) {
                 found = expected
             } else {
-                for candidate in 0..<count where keyEquals(keyToken, fields[candidate].responseKey) {
+                for candidate in 0..<count where Self.keyEquals(keyToken, fields[candidate].responseKey, in: response) {
                     found = candidate
                     break
                 }
@@ -504,18 +504,26 @@ struct Normalizer: ~Copyable {
     }
 
     /// The value token of the first member named `name` of the object at `index`.
+    @inline(__always)
     private func member(named name: UnsafeRawBufferPointer, of index: Int) -> Int? {
+        Self.member(named: name, of: index, in: response)
+    }
+
+    /// `member(named:of:)` of `response`. Static, as `keyEquals(_:_:in:)` is: a method
+    /// the compiler keeps out of line is handed a copy of the whole normalizer
+    /// (hundreds of bytes) at each call, as a borrow of the caller's `inout self`.
+    private static func member(named name: UnsafeRawBufferPointer, of index: Int, in response: JSONDocument) -> Int? {
         var keyToken = index + 1
         for _ in 0..<Int(response.tokens[index].length) {
-            if keyEquals(keyToken, name) { return keyToken + 1 }
+            if keyEquals(keyToken, name, in: response) { return keyToken + 1 }
             keyToken = Int(response.tokens[keyToken + 1].end)
         }
         return nil
     }
 
-    /// Whether the member key token `keyToken` decodes to `name`.
+    /// Whether the member key token `keyToken` of `response` decodes to `name`.
     @inline(__always)
-    private func keyEquals(_ keyToken: Int, _ name: UnsafeRawBufferPointer) -> Bool {
+    private static func keyEquals(_ keyToken: Int, _ name: UnsafeRawBufferPointer, in response: JSONDocument) -> Bool {
         let token = response.tokens[keyToken]
         if !token.hasEscapes {
             return Int(token.length) == name.count && KeyBytes.equal(response.rawText(keyToken), name)
