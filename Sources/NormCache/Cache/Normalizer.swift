@@ -135,7 +135,7 @@ struct Normalizer: ~Copyable {
             guard response.tokens[typenameMember].kind == .string else {
                 throw error(then: .key("__typename"), "__typename must be a string, found \(response.tokens[typenameMember].kind)")
             }
-            typename = try stringBytes(typenameMember, into: &unescaped)
+            typename = try response.stringBytes(typenameMember, into: &unescaped)
         } else {
             typename = context.shapes.fallbackTypename(declaredType, rootTyped: root == .operation, schema: context.schema)
         }
@@ -397,7 +397,7 @@ struct Normalizer: ~Copyable {
             switch value < 0 ? .null : response.tokens[value].kind {
             case .string:
                 var unescaped = ByteBuffer()
-                paths.appendKeyPart(try stringBytes(value, into: &unescaped))
+                paths.appendKeyPart(try response.stringBytes(value, into: &unescaped))
             case .number:
                 paths.append(response.rawText(value))
             default:
@@ -529,14 +529,6 @@ struct Normalizer: ~Copyable {
             return Int(token.length) == name.count && KeyBytes.equal(response.rawText(keyToken), name)
         }
         return response.string(keyToken, equalsBytes: name)
-    }
-
-    /// The decoded bytes of the string token `index`: in place, or unescaped into `buffer`.
-    private func stringBytes(_ index: Int, into buffer: inout ByteBuffer) throws(NormCacheError) -> UnsafeRawBufferPointer {
-        guard response.tokens[index].hasEscapes else { return response.rawText(index) }
-        buffer.append(contentsOf: response.stringBytes(index))
-        try buffer.check(while: "unescaping a string of the response")
-        return buffer.bytes
     }
 
     private func scratchBytes(_ start: Int, _ end: Int) -> UnsafeRawBufferPointer {

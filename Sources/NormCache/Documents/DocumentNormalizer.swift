@@ -46,7 +46,7 @@ struct DocumentNormalizer: ~Copyable {
         case .false: out.append(FieldValue.Tag.false.rawValue)
         case .true: out.append(FieldValue.Tag.true.rawValue)
         case .number: out.appendTagged(FieldValue.Tag.number.rawValue, document.rawText(of: token))
-        case .string: document.stringBytes(index).withUnsafeBytes { out.appendTagged(FieldValue.Tag.string.rawValue, $0) }
+        case .string: document.withStringBytes(index) { out.appendTagged(FieldValue.Tag.string.rawValue, $0) }
         case .array:
             let bodyStart = FieldValue.beginContainer(.list, count: token.length, in: &out)
             for element in document.elements(ofArray: index) { try walk(element, type: type, node: node, into: &out) }
@@ -60,10 +60,11 @@ struct DocumentNormalizer: ~Copyable {
             }
             let bodyStart = FieldValue.beginContainer(.object, count: token.length, in: &out)
             for member in document.members(ofObject: index) {
-                let name = document.stringBytes(member.key)
-                name.withUnsafeBytes { out.appendLengthPrefixed($0) }
+                var unescaped = ByteBuffer()
+                let name = try document.stringBytes(member.key, into: &unescaped)
+                out.appendLengthPrefixed(name)
                 let child = shape.child(of: node, named: name, onEntity: false)
-                try walk(member.value, type: objectType.flatMap { rules.documents.memberType(name, of: $0) }, node: child, into: &out)
+                try walk(member.value, type: memberType(name, at: child, under: objectType), node: child, into: &out)
             }
             try FieldValue.endContainer(bodyStart: bodyStart, in: &out, context: "the document '\(documentKey)'")
         }
@@ -77,14 +78,15 @@ struct DocumentNormalizer: ~Copyable {
         var values = ByteBuffer()
         var members: [(name: [UInt8], values: Range<Int>)] = []
         for member in document.members(ofObject: index) {
-            let name = document.stringBytes(member.key)
+            var unescaped = ByteBuffer()
+            let name = try document.stringBytes(member.key, into: &unescaped)
             guard !name.isEmpty else {
                 throw NormCacheError(.invalidArgument, "empty member name at byte \(document.tokens[member.key].offset - 1) of the entity '\(String(decoding: key, as: UTF8.self))' in the document '\(documentKey)'")
             }
             let start = values.count
             let child = shape.child(of: node, named: name, onEntity: true)
-            try walk(member.value, type: rules.documents.memberType(name, of: type), node: child, into: &values)
-            members.append((name, start..<values.count))
+            try walk(member.value, type: memberType(name, at: child, under: type), node: child, into: &values)
+            members.append((shape.name(of: child), start..<values.count))
         }
         try values.check(while: "storing the entities of the document '\(documentKey)'")
         let runStart = entities.runStart
@@ -94,6 +96,17 @@ struct DocumentNormalizer: ~Copyable {
             order += 1
         }
         try key.withBytes { (key) throws(NormCacheError) in try entities.addRecord(key: key, runFrom: runStart, sorted: false) }
+    }
+
+    /// The type of the objects under the member `name` (shape node `child`) of an object
+    /// of type `parentType`: the rules', asked once for each node and parent type (the
+    /// members of a list's objects meet the same node again and again).
+    private mutating func memberType(_ name: UnsafeRawBufferPointer, at child: Int, under parentType: String?) -> String? {
+        guard let parentType else { return nil }
+        if let known = shape.memberType(at: child, under: parentType) { return known }
+        let type = rules.documents.memberType(name, of: parentType)
+        shape.noteMemberType(type, at: child, under: parentType)
+        return type
     }
 
     /// The type the object at `index` names in its type member, if the rules have one.
@@ -132,7 +145,7 @@ struct DocumentNormalizer: ~Copyable {
             guard let value = lastMember(name.utf8, of: index) else { return nil }
             if position > 0 { key.append(UInt8(ascii: "+")) }
             switch document.tokens[value].kind {
-            case .string: document.stringBytes(value).withUnsafeBytes { key.appendKeyPart($0) }
+            case .string: document.withStringBytes(value) { key.appendKeyPart($0) }
             case .number: key.append(document.rawText(value))
             default: return nil
             }

@@ -54,7 +54,7 @@ struct DocumentRules {
     }
 
     /// The type of the objects under the member `name` of an object of type `type`.
-    func memberType(_ name: [UInt8], of type: String) -> String? {
+    func memberType(_ name: UnsafeRawBufferPointer, of type: String) -> String? {
         guard let members = types[type]?.members, !members.isEmpty else { return nil }
         return members[String(decoding: name, as: UTF8.self)]
     }

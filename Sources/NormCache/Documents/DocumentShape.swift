@@ -40,12 +40,21 @@ enum DocumentShape {
     /// Builds a shape while a document is normalized: node 0 is the document's top level.
     struct Builder {
         private struct Node {
+            /// The member name this node is under (empty at the top).
+            var name: [UInt8] = []
             /// Member names in order of first appearance, the node below each, and
             /// whether an entity had the member (else it leads to entities below).
             var names: [[UInt8]] = []
             var children: [Int] = []
             var onEntity: [Bool] = []
+            /// Positions in `names` by name, once there are more than `scannedNames`.
             var lookup: [[UInt8]: Int] = [:]
+            /// Where the next member's name is looked for first: after the last one found
+            /// (objects at one position mostly give their members in one order).
+            var nextPosition = 0
+            /// The type the entity rules give this node's member under an object of
+            /// `parentType`, as last asked (see `memberType(at:under:)`).
+            var memberType: (parentType: String, type: String?)?
             /// Whether an entity sits at this position.
             var holdsEntity = false
         }
@@ -55,20 +64,56 @@ enum DocumentShape {
         /// The node of the document's top level.
         static let top = 0
 
+        /// The most names of a node found by comparing them in turn; past that, by hash.
+        private static let scannedNames = 16
+
         /// The node below `node` at the member `name`, made if new; `onEntity`: the
         /// member is one of an entity's.
-        mutating func child(of node: Int, named name: [UInt8], onEntity: Bool) -> Int {
-            if let position = nodes[node].lookup[name] {
-                if onEntity { nodes[node].onEntity[position] = true }
-                return nodes[node].children[position]
+        mutating func child(of node: Int, named name: UnsafeRawBufferPointer, onEntity: Bool) -> Int {
+            let position = position(of: name, in: node) ?? add(name, to: node)
+            if onEntity { nodes[node].onEntity[position] = true }
+            nodes[node].nextPosition = position + 1 == nodes[node].names.count ? 0 : position + 1
+            return nodes[node].children[position]
+        }
+
+        /// The member name node `node` is under.
+        func name(of node: Int) -> [UInt8] { nodes[node].name }
+
+        /// The member type last noted for node `node` under an object of `parentType`:
+        /// nil when none was, else the type the rules gave (itself nil for none).
+        func memberType(at node: Int, under parentType: String) -> String?? {
+            guard let known = nodes[node].memberType, known.parentType == parentType else { return nil }
+            return .some(known.type)
+        }
+
+        /// Notes the member type the rules give node `node` under an object of `parentType`.
+        mutating func noteMemberType(_ type: String?, at node: Int, under parentType: String) {
+            nodes[node].memberType = (parentType, type)
+        }
+
+        private func position(of name: UnsafeRawBufferPointer, in node: Int) -> Int? {
+            let count = nodes[node].names.count
+            guard count <= Self.scannedNames else { return nodes[node].lookup[Array(name)] }
+            var position = nodes[node].nextPosition
+            for _ in 0..<count {
+                if nodes[node].names[position].withUnsafeBytes({ KeyBytes.equal($0, name) }) { return position }
+                position = position + 1 == count ? 0 : position + 1
             }
-            let child = nodes.count
-            nodes.append(Node())
-            nodes[node].lookup[name] = nodes[node].names.count
-            nodes[node].names.append(name)
+            return nil
+        }
+
+        private mutating func add(_ name: UnsafeRawBufferPointer, to node: Int) -> Int {
+            let child = nodes.count, position = nodes[node].names.count, stored = Array(name)
+            nodes.append(Node(name: stored))
+            nodes[node].names.append(stored)
             nodes[node].children.append(child)
-            nodes[node].onEntity.append(onEntity)
-            return child
+            nodes[node].onEntity.append(false)
+            if position == Self.scannedNames {
+                for (known, name) in nodes[node].names.enumerated() { nodes[node].lookup[name] = known }
+            } else if position > Self.scannedNames {
+                nodes[node].lookup[nodes[node].names[position]] = position
+            }
+            return position
         }
 
         /// Notes that an entity sits at `node`.

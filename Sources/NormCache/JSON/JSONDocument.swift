@@ -71,6 +71,23 @@ struct JSONDocument {
         return JSONString.unescape(raw)
     }
 
+    /// The decoded UTF-8 bytes of the string at `index`: the input's own bytes when the
+    /// string has no escapes (no copy), else a decoded copy appended to `buffer` (valid
+    /// until `buffer` changes). Throws `.outOfMemory` when `buffer` cannot hold the copy.
+    @inline(__always)
+    func stringBytes(_ index: Int, into buffer: inout ByteBuffer) throws(NormCacheError) -> UnsafeRawBufferPointer {
+        guard tokens[index].hasEscapes else { return rawText(index) }
+        return try unescapedBytes(index, into: &buffer)
+    }
+
+    /// `stringBytes(_:into:)` of a string with escapes, out of line.
+    private func unescapedBytes(_ index: Int, into buffer: inout ByteBuffer) throws(NormCacheError) -> UnsafeRawBufferPointer {
+        let start = buffer.count
+        buffer.append(contentsOf: stringBytes(index))
+        try buffer.check(while: "unescaping a string of the JSON")
+        return UnsafeRawBufferPointer(rebasing: buffer.bytes[start...])
+    }
+
     /// Calls `body` with the decoded UTF-8 bytes of the string at `index`: the input's
     /// own bytes when the string has no escapes (no copy), else a decoded copy.
     @inline(__always)

@@ -140,6 +140,53 @@ import Testing
         #expect(try test.cache.document("GET /articles/").data == Array(#"[{"id":1,"a":1},{"id":2,"b":2}]"#.utf8))
     }
 
+    @Test func objectsOfTwoTypesAtOnePlaceTypeTheirMembersEachByTheirOwnRules() throws {
+        // Posts and comments share the list's place, and so the place of their `by`; each
+        // types it by its own rule, in any order (the type is looked up once a place and
+        // parent type).
+        let (test, _) = try setUp(#"""
+            {"documents": {"typeMember": "__typename",
+                           "types": {"Post": {"keyFields": ["id"], "members": {"by": "User"}},
+                                     "Comment": {"keyFields": ["id"], "members": {"by": "Bot"}},
+                                     "User": {"keyFields": ["id"]}, "Bot": {"keyFields": ["id"]}}}}
+            """#)
+        let json = #"""
+            {"items": [{"__typename": "Post", "id": 1, "by": {"id": 7}}, {"__typename": "Comment", "id": 2, "by": {"id": 7}},
+                       {"__typename": "Post", "id": 3, "by": {"id": 8}}, {"__typename": "Comment", "id": 4, "by": {"id": 8}}]}
+            """#
+        try test.cache.putDocument("GET /feed", json: json)
+        #expect(try test.cache.keys(withPrefix: "") == ["Bot:7", "Bot:8", "Comment:2", "Comment:4", "GET /feed", "Post:1", "Post:3", "User:7", "User:8"])
+        #expect(try test.cache.record("Post:3") == #"{"__typename":"Post","by":{"$reference":"User:8"},"id":3}"#)
+        #expect(try test.cache.record("Comment:4") == #"{"__typename":"Comment","by":{"$reference":"Bot:8"},"id":4}"#)
+        #expect(try test.cache.document("GET /feed").data == Array(#"""
+            {"items":[{"__typename":"Post","id":1,"by":{"id":7}},{"__typename":"Comment","id":2,"by":{"id":7}},{"__typename":"Post","id":3,"by":{"id":8}},{"__typename":"Comment","id":4,"by":{"id":8}}]}
+            """#.utf8))
+    }
+
+    @Test func wideObjectsAndEscapedNamesKeepEveryMemberInItsPlace() throws {
+        // Twenty members (a place with more names than are compared in turn), given in
+        // two orders, and names written with escapes, which are stored decoded.
+        let (test, _) = try setUp()
+        let names = (0..<20).map { "m\($0)" }
+        let first = names.enumerated().map { #""\#($1)": \#($0)"# }.joined(separator: ", ")
+        let second = names.enumerated().reversed().map { #""\#($1)": \#($0 + 100)"# }.joined(separator: ", ")
+        let json = #"[{"id": 1, \#(first)}, {"id": 2, \#(second), "m\u0041": "a"}, {"\u0069d": 3, "m1\u0030": 10}]"#
+        try test.cache.putDocument("GET /articles/", json: json)
+        #expect(try test.cache.keys(withPrefix: "") == ["Article:1", "Article:2", "Article:3", "GET /articles/"])
+        // A record's fields come in byte order of their names (`m1` < `m10` < `m2` < `mA`).
+        let fields = (names.enumerated().map { #""\#($1)":\#($0 + 100)"# } + [#""mA":"a""#]).sorted().joined(separator: ",")
+        #expect(try test.cache.record("Article:2") == #"{"id":2,\#(fields)}"#)
+        #expect(try test.cache.record("Article:3") == #"{"id":3,"m10":10}"#)
+        let shape = (["id"] + names + ["mA"]).map { #""\#($0)":{}"# }.joined(separator: ",")
+        #expect(try test.cache.record("GET /articles/")
+            == #"{"$document":[{"$reference":"Article:1"},{"$reference":"Article:2"},{"$reference":"Article:3"}],"$shape":{\#(shape)}}"#)
+        // Entities read back with their members in the shape's order.
+        let firstRead = names.enumerated().map { #""\#($1)":\#($0)"# }.joined(separator: ",")
+        let secondRead = names.enumerated().map { #""\#($1)":\#($0 + 100)"# }.joined(separator: ",")
+        #expect(try test.cache.document("GET /articles/").data
+            == Array(#"[{"id":1,\#(firstRead)},{"id":2,\#(secondRead),"mA":"a"},{"id":3,"m10":10}]"#.utf8))
+    }
+
     @Test func anEntityMayNotTakeTheKeyOfADocument() throws {
         let (test, _) = try setUp(#"{"documents": {"typeMember": "type", "types": {"T": {"keyFields": "id"}}}}"#)
         try test.cache.putDocument("T:1", json: #"{"n": 1}"#)
