@@ -99,8 +99,8 @@ struct DocumentNormalizer: ~Copyable {
     }
 
     /// The type of the objects under the member `name` (shape node `child`) of an object
-    /// of type `parentType`: the rules', asked once for each node and parent type (the
-    /// members of a list's objects meet the same node again and again).
+    /// of type `parentType`: the rules', kept with the node for the last parent type
+    /// asked (the members of a list's objects meet the same node again and again).
     private mutating func memberType(_ name: UnsafeRawBufferPointer, at child: Int, under parentType: String?) -> String? {
         guard let parentType else { return nil }
         if let known = shape.memberType(at: child, under: parentType) { return known }
