@@ -142,8 +142,8 @@ import Testing
 
     @Test func objectsOfTwoTypesAtOnePlaceTypeTheirMembersEachByTheirOwnRules() throws {
         // Posts and comments share the list's place, and so the place of their `by`; each
-        // types it by its own rule, in any order (the type is looked up once a place and
-        // parent type).
+        // types it by its own rule, in turns (the place keeps the type it was last given,
+        // with the parent type it was given for).
         let (test, _) = try setUp(#"""
             {"documents": {"typeMember": "__typename",
                            "types": {"Post": {"keyFields": ["id"], "members": {"by": "User"}},
