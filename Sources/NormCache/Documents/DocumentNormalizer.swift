@@ -18,6 +18,9 @@ struct DocumentNormalizer: ~Copyable {
     /// How many entity objects the document holds (an entity met twice counts twice).
     private(set) var entityCount = 0
     private var shape = DocumentShape.Builder()
+    /// The batch's copy of the member name of each shape node that an entity's member
+    /// was under (by node; nil until one was): one copy a name, not one a field.
+    private var fieldKeys: [UnsafeRawBufferPointer?] = []
 
     /// Splits `document`, stored under `key`, by `rules.documents` and the key rules, and
     /// appends its skeleton to `skeleton`.
@@ -76,7 +79,8 @@ struct DocumentNormalizer: ~Copyable {
         shape.markEntity(node)
         entityCount += 1
         var values = ByteBuffer()
-        var members: [(name: [UInt8], values: Range<Int>)] = []
+        var members: [(node: Int, values: Range<Int>)] = []
+        members.reserveCapacity(Int(document.tokens[index].length))
         for member in document.members(ofObject: index) {
             var unescaped = ByteBuffer()
             let name = try document.stringBytes(member.key, into: &unescaped)
@@ -86,16 +90,26 @@ struct DocumentNormalizer: ~Copyable {
             let start = values.count
             let child = shape.child(of: node, named: name, onEntity: true)
             try walk(member.value, type: memberType(name, at: child, under: type), node: child, into: &values)
-            members.append((shape.name(of: child), start..<values.count))
+            members.append((child, start..<values.count))
         }
         try values.check(while: "storing the entities of the document '\(documentKey)'")
         let runStart = entities.runStart
         var order = entities.takeOrders(members.count)
         for member in members {
-            try entities.appendField(copyingKey: member.name, copying: UnsafeRawBufferPointer(rebasing: values.bytes[member.values]), order: order)
+            try entities.appendField(key: fieldKey(of: member.node), copying: UnsafeRawBufferPointer(rebasing: values.bytes[member.values]), order: order)
             order += 1
         }
         try key.withBytes { (key) throws(NormCacheError) in try entities.addRecord(key: key, runFrom: runStart, sorted: false) }
+    }
+
+    /// The field key of an entity's member under the shape node `node`: the batch's copy
+    /// of the node's name, made the first time.
+    private mutating func fieldKey(of node: Int) throws(NormCacheError) -> UnsafeRawBufferPointer {
+        if node < fieldKeys.count, let key = fieldKeys[node] { return key }
+        if node >= fieldKeys.count { fieldKeys.append(contentsOf: repeatElement(nil, count: node + 1 - fieldKeys.count)) }
+        let key = try shape.name(of: node).withBytes { (name) throws(NormCacheError) in try entities.ownedCopy(of: name) }
+        fieldKeys[node] = key
+        return key
     }
 
     /// The type of the objects under the member `name` (shape node `child`) of an object

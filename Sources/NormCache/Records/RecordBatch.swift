@@ -120,12 +120,20 @@ struct RecordBatch: ~Copyable {
 
     /// Appends a field whose key the batch copies first (a key that does not outlive the call).
     mutating func appendField(copyingKey key: [UInt8], copying value: UnsafeRawBufferPointer, order: UInt32) throws(NormCacheError) {
+        let copy = try key.withBytes { (key) throws(NormCacheError) in try ownedCopy(of: key) }
+        try appendField(key: copy, copying: value, order: order)
+    }
+
+    /// A copy of `key` that the batch owns until it is released: a field key that does
+    /// not outlive the call but names fields again and again is copied once and then
+    /// given to `appendField(key:...)` for each of them.
+    mutating func ownedCopy(of key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer {
         guard let copy = malloc(Swift.max(1, key.count)) else {
             throw .outOfMemory(allocating: key.count, while: "copying a field name of the records")
         }
-        key.withUnsafeBytes { if let base = $0.baseAddress { copy.copyMemory(from: base, byteCount: key.count) } }
+        if let base = key.baseAddress { copy.copyMemory(from: base, byteCount: key.count) }
         ownedKeys.append(copy)
-        try appendField(key: UnsafeRawBufferPointer(start: copy, count: key.count), copying: value, order: order)
+        return UnsafeRawBufferPointer(start: copy, count: key.count)
     }
 
     /// Readies the lookup `addRecord` will make for `key`: the normalizer knows a record's
@@ -242,14 +250,14 @@ struct RecordBatch: ~Copyable {
             _ = run.update(from: sorted)
         }
         // Collapse runs of one key: the last value, the first order.
-        var kept = 0
-        for position in 0..<count {
-            if kept > 0, KeyBytes.equal(run[kept - 1].keyBytes, run[position].keyBytes) {
+        var kept = 1
+        for position in 1..<count {
+            if KeyBytes.equal(run[kept - 1].keyBytes, run[position].keyBytes) {
                 let order = run[kept - 1].order
                 run[kept - 1] = run[position]
                 run[kept - 1].order = order
             } else {
-                run[kept] = run[position]
+                if kept != position { run[kept] = run[position] }
                 kept += 1
             }
         }

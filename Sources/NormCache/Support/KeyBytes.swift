@@ -79,9 +79,17 @@ enum KeyBytes {
             let last = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self))
             return last << (UInt64(truncatingIfNeeded: start &+ 8 &- count) &* 8)
         }
-        var word: UInt64 = 0
-        for offset in start..<(start &+ 8) { word = word << 8 | UInt64(offset < count ? key[offset] : 0) }
-        return word
+        // Fewer than eight bytes (a field name, mostly): gathered by overlapping loads.
+        let bytes = key.baseAddress.assumedPresent + start, remaining = count &- start
+        if remaining >= 4 {
+            let first = UInt64(UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self)))
+            let last = UInt64(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: remaining &- 4, as: UInt32.self)))
+            return first << 32 | last << (UInt64(truncatingIfNeeded: 8 &- remaining) &* 8)
+        }
+        let middle = remaining >> 1, last = remaining &- 1
+        return UInt64(bytes.load(as: UInt8.self)) << 56
+            | UInt64(bytes.load(fromByteOffset: middle, as: UInt8.self)) << (56 &- UInt64(truncatingIfNeeded: middle) &* 8)
+            | UInt64(bytes.load(fromByteOffset: last, as: UInt8.self)) << (56 &- UInt64(truncatingIfNeeded: last) &* 8)
     }
 
     /// A hash of the bytes, eight at a time, from a `seed` drawn per process

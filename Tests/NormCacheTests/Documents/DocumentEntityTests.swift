@@ -187,6 +187,30 @@ import Testing
             == Array(#"[{"id":1,\#(firstRead)},{"id":2,\#(secondRead),"mA":"a"},{"id":3,"m10":10}]"#.utf8))
     }
 
+    @Test func theFieldsOfOneMemberShareOneCopyOfItsName() throws {
+        // However many entities have the member, and however its name is written, their
+        // fields point at one copy of it, which the batch owns (not a copy a field).
+        var rules = KeyRules()
+        try Self.rules.withUTF8Bytes { (bytes) throws(NormCacheError) in try rules.configure(json: bytes) }
+        let json = #"{"articles": [{"id": 1, "title": "a"}, {"id": 2, "title": "b"}, {"id": 3, "t\u0069tle": "c"}]}"#
+        let keys = try json.withUTF8Bytes { (bytes) throws(NormCacheError) in
+            let document = try JSONDocument(scanning: bytes)
+            var skeleton = ByteBuffer()
+            return try "GET /articles".withUTF8Bytes { (key) throws(NormCacheError) in
+                let normalizer = try DocumentNormalizer(document, key: key, rules: rules, schema: nil, skeleton: &skeleton)
+                var keys: [(name: String, address: UInt)] = []
+                for index in 0..<normalizer.entities.fields.count {
+                    let field = normalizer.entities.fields[index]
+                    keys.append((String(decoding: field.keyBytes, as: UTF8.self), UInt(bitPattern: field.key)))
+                }
+                return keys
+            }
+        }
+        #expect(keys.map { $0.name } == ["id", "title", "id", "title", "id", "title"])
+        #expect(Set(keys.filter { $0.name == "id" }.map { $0.address }).count == 1)
+        #expect(Set(keys.filter { $0.name == "title" }.map { $0.address }).count == 1)
+    }
+
     @Test func anEntityMayNotTakeTheKeyOfADocument() throws {
         let (test, _) = try setUp(#"{"documents": {"typeMember": "type", "types": {"T": {"keyFields": "id"}}}}"#)
         try test.cache.putDocument("T:1", json: #"{"n": 1}"#)
