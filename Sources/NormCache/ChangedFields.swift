@@ -47,11 +47,11 @@ public struct ChangedFields: RandomAccessCollection, Hashable, Sendable, Express
                 base.storeBytes(of: UInt8(ascii: "\""), toByteOffset: offset, as: UInt8.self)
                 offset &+= 1
                 let nameStart = offset
-                if let source = record.baseAddress { (base + offset).copyMemory(from: source, byteCount: record.count) }
+                if let source = record.baseAddress { (base + offset).copyExactly(from: source, count: record.count) }
                 offset &+= record.count
                 base.storeBytes(of: UInt8(ascii: "."), toByteOffset: offset, as: UInt8.self)
                 offset &+= 1
-                if let source = field.baseAddress { (base + offset).copyMemory(from: source, byteCount: field.count) }
+                if let source = field.baseAddress { (base + offset).copyExactly(from: source, count: field.count) }
                 offset &+= field.count
                 guard JSONString.plainPrefix(base + nameStart, offset &- nameStart) == offset &- nameStart else { plain = false; return }
                 ends[index] = offset

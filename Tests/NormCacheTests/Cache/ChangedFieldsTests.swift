@@ -50,6 +50,17 @@ import Testing
         #expect(Self.built([]) == ChangedFields())
     }
 
+    /// Record and field keys of every length up to 20, each byte distinct from its
+    /// neighbours, so that a copy of the wrong length or from the wrong place shows.
+    @Test func keysOfEveryLengthAreCopiedWhole() throws {
+        let key = { (length: Int, first: Int) in String((0..<length).map { Character(UnicodeScalar(UInt8(0x41 + (first + $0 * 7) % 26))) }) }
+        let pairs = (0...20).flatMap { recordLength in (0...20).map { (key(recordLength, recordLength), key($0, 3 + $0)) } }
+        let names = pairs.map { "\($0.0).\($0.1)" }
+        let changed = Self.built(pairs)
+        #expect(Array(changed) == names)
+        #expect(try Self.json(changed) == "[" + names.map { "\"\($0)\"" }.joined(separator: ",") + "]")
+    }
+
     /// Quotes, backslashes, control characters, non-ASCII and empty keys, in the record
     /// key and in the field key, before and after plain names.
     @Test func namesThatNeedEscapes() throws {
