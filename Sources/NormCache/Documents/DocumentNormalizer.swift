@@ -21,6 +21,16 @@ struct DocumentNormalizer: ~Copyable {
     /// The batch's copy of the member name of each shape node that an entity's member
     /// was under (by node; nil until one was): one copy a name, not one a field.
     private var fieldKeys: [UnsafeRawBufferPointer?] = []
+    /// The members of the entities being walked, the innermost entity's last.
+    private var entityMembers = PlainArray<EntityMember>()
+
+    /// A member of an entity being walked: its shape node, and where its value lies in
+    /// the buffer the walk writes.
+    private struct EntityMember: BitwiseCopyable {
+        var node: Int
+        var valueStart: Int
+        var valueEnd: Int
+    }
 
     /// Splits `document`, stored under `key`, by `rules.documents` and the key rules, and
     /// appends its skeleton to `skeleton`.
@@ -56,9 +66,9 @@ struct DocumentNormalizer: ~Copyable {
             try FieldValue.endContainer(bodyStart: bodyStart, in: &out, context: "the document '\(documentKey)'")
         case .object:
             let objectType = ownType(of: index) ?? type
-            if let objectType, let key = try entityKey(of: index, type: objectType) {
-                try addEntity(index, type: objectType, key: key, node: node)
-                key.withUnsafeBytes { out.appendTagged(FieldValue.Tag.reference.rawValue, $0) }
+            let keyStart = out.count
+            if let objectType, try appendEntityKey(of: index, type: objectType, into: &out) {
+                try addEntity(index, type: objectType, keyFrom: keyStart, node: node, into: &out)
                 return
             }
             let bodyStart = FieldValue.beginContainer(.object, count: token.length, in: &out)
@@ -73,33 +83,44 @@ struct DocumentNormalizer: ~Copyable {
         }
     }
 
-    /// Adds the object at `index`, an entity of `type` keyed `key`, as fields of its
-    /// record: one per member, in order, entities below it made references.
-    private mutating func addEntity(_ index: Int, type: String, key: [UInt8], node: Int) throws(NormCacheError) {
+    /// Adds the object at `index`, an entity of `type` whose key `out` holds from
+    /// `keyStart` on, as fields of its record: one per member, in order, entities below
+    /// it made references. Its values are walked into `out` after the key (a stack: the
+    /// values of an entity inside it go after them, and are gone again once that entity
+    /// is in the batch), and the key is left as the reference to the entity.
+    private mutating func addEntity(_ index: Int, type: String, keyFrom keyStart: Int, node: Int,
+                                    into out: inout ByteBuffer) throws(NormCacheError) {
+        let keyEnd = out.count
         shape.markEntity(node)
         entityCount += 1
-        var values = ByteBuffer()
-        var members: [(node: Int, values: Range<Int>)] = []
-        members.reserveCapacity(Int(document.tokens[index].length))
+        let membersStart = entityMembers.count
+        try entityMembers.reserve(Int(document.tokens[index].length), while: "storing the entities of the document '\(documentKey)'")
         for member in document.members(ofObject: index) {
             var unescaped = ByteBuffer()
             let name = try document.stringBytes(member.key, into: &unescaped)
             guard !name.isEmpty else {
-                throw NormCacheError(.invalidArgument, "empty member name at byte \(document.tokens[member.key].offset - 1) of the entity '\(String(decoding: key, as: UTF8.self))' in the document '\(documentKey)'")
+                try out.check(while: "storing the entities of the document '\(documentKey)'")
+                let key = String(decoding: UnsafeRawBufferPointer(rebasing: out.bytes[keyStart..<keyEnd]), as: UTF8.self)
+                throw NormCacheError(.invalidArgument, "empty member name at byte \(document.tokens[member.key].offset - 1) of the entity '\(key)' in the document '\(documentKey)'")
             }
-            let start = values.count
+            let valueStart = out.count
             let child = shape.child(of: node, named: name, onEntity: true)
-            try walk(member.value, type: memberType(name, at: child, under: type), node: child, into: &values)
-            members.append((child, start..<values.count))
+            try walk(member.value, type: memberType(name, at: child, under: type), node: child, into: &out)
+            entityMembers.append(EntityMember(node: child, valueStart: valueStart, valueEnd: out.count))
         }
-        try values.check(while: "storing the entities of the document '\(documentKey)'")
+        try out.check(while: "storing the entities of the document '\(documentKey)'")
+        let written = out.bytes
         let runStart = entities.runStart
-        var order = entities.takeOrders(members.count)
-        for member in members {
-            try entities.appendField(key: fieldKey(of: member.node), copying: UnsafeRawBufferPointer(rebasing: values.bytes[member.values]), order: order)
+        var order = entities.takeOrders(entityMembers.count - membersStart)
+        for position in membersStart..<entityMembers.count {
+            let member = entityMembers[position]
+            try entities.appendField(key: fieldKey(of: member.node), copying: UnsafeRawBufferPointer(rebasing: written[member.valueStart..<member.valueEnd]), order: order)
             order += 1
         }
-        try key.withBytes { (key) throws(NormCacheError) in try entities.addRecord(key: key, runFrom: runStart, sorted: false) }
+        try entities.addRecord(key: UnsafeRawBufferPointer(rebasing: written[keyStart..<keyEnd]), runFrom: runStart, sorted: false)
+        entityMembers.truncate(to: membersStart)
+        out.truncate(to: keyEnd)
+        out.tagInPlace(FieldValue.Tag.reference.rawValue, from: keyStart)
     }
 
     /// The field key of an entity's member under the shape node `node`: the batch's copy
@@ -139,10 +160,11 @@ struct DocumentNormalizer: ~Copyable {
         return found
     }
 
-    /// The record key of the object at `index` of type `type`: its key group, `:`, and
-    /// its key field values joined with `+`; nil when the type has no key fields or the
-    /// object lacks one (or has one that is not a string or a number).
-    private func entityKey(of index: Int, type: String) throws(NormCacheError) -> [UInt8]? {
+    /// Appends the record key of the object at `index` of type `type`: its key group,
+    /// `:`, and its key field values joined with `+`; false, with nothing appended, when
+    /// the type has no key fields or the object lacks one (or has one that is not a
+    /// string or a number).
+    private func appendEntityKey(of index: Int, type: String, into out: inout ByteBuffer) throws(NormCacheError) -> Bool {
         let keyFields: [String]
         let group: String
         if let own = rules.documents.types[type]?.keyFields {
@@ -150,21 +172,26 @@ struct DocumentNormalizer: ~Copyable {
         } else if let policy = rules.policy(for: type, declaredType: nil, schema: schema) {
             (keyFields, group) = (policy.keyFields, policy.group ?? type)
         } else {
-            return nil
+            return false
         }
-        var key = ByteBuffer()
-        key.append(contentsOf: group.utf8)
-        key.append(UInt8(ascii: ":"))
+        let start = out.count
+        out.append(contentsOf: group.utf8)
+        out.append(UInt8(ascii: ":"))
         for (position, name) in keyFields.enumerated() {
-            guard let value = lastMember(name.utf8, of: index) else { return nil }
-            if position > 0 { key.append(UInt8(ascii: "+")) }
+            guard let value = lastMember(name.utf8, of: index) else {
+                out.truncate(to: start)
+                return false
+            }
+            if position > 0 { out.append(UInt8(ascii: "+")) }
             switch document.tokens[value].kind {
-            case .string: document.withStringBytes(value) { key.appendKeyPart($0) }
-            case .number: key.append(document.rawText(value))
-            default: return nil
+            case .string: document.withStringBytes(value) { out.appendKeyPart($0) }
+            case .number: out.append(document.rawText(value))
+            default:
+                out.truncate(to: start)
+                return false
             }
         }
-        try key.check(while: "making the key of an entity of the document '\(documentKey)'")
-        return key.array
+        try out.check(while: "making the key of an entity of the document '\(documentKey)'")
+        return true
     }
 }

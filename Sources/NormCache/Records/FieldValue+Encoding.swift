@@ -148,4 +148,18 @@ extension ByteBuffer {
         advance(by: header)
         append(bytes.baseAddress, count: length)
     }
+
+    /// Makes the bytes from `start` on a tagged length-prefixed string, as
+    /// `appendTagged` appends one: moves them up past the tag and length it writes in
+    /// front of them (for bytes written before their length was known).
+    mutating func tagInPlace(_ tag: UInt8, from start: Int) {
+        let length = count &- start
+        let header = 1 &+ Varint.length(UInt64(length))
+        guard reserve(header) != nil, let base = self.start else { return }
+        let bytes = base + start
+        (bytes + header).copyMemory(from: bytes, byteCount: length)
+        bytes.storeBytes(of: tag, as: UInt8.self)
+        _ = Varint.write(UInt64(length), to: bytes + 1)
+        advance(by: header)
+    }
 }

@@ -211,6 +211,44 @@ import Testing
         #expect(Set(keys.filter { $0.name == "title" }.map { $0.address }).count == 1)
     }
 
+    @Test func entitiesInsideEntitiesAreReferencedInPlaceAtEveryDepth() throws {
+        // Entities three deep, in a list and in a plain object inside an entity, members
+        // after each of them, and a key of 205 bytes (a reference with a two-byte length):
+        // each record holds exactly its own members, each reference stands where its
+        // entity stood.
+        let (test, _) = try setUp(#"""
+            {"documents": {"prefixes": {"GET /a": "Article"},
+                           "types": {"Article": {"keyFields": ["id"], "members": {"author": "User", "comments": "Comment", "meta": "Meta"}},
+                                     "Meta": {"members": {"editor": "User"}},
+                                     "Comment": {"keyFields": ["id"], "members": {"by": "User"}},
+                                     "User": {"keyFields": ["id"], "members": {"org": "Org"}},
+                                     "Org": {"keyFields": ["id"]}}}}
+            """#)
+        let long = String(repeating: "u", count: 200)
+        let json = #"""
+            {"id": 1, "author": {"id": "\#(long)", "org": {"id": 9, "name": "Acme"}, "name": "Ann"},
+             "comments": [{"id": 2, "by": {"id": "b", "name": "Bo"}, "text": "hi"}, {"id": 3, "text": "yo"}],
+             "meta": {"editor": {"id": "e"}, "rev": 4}, "title": "T"}
+            """#
+        try test.cache.putDocument("GET /a/1", json: json)
+        #expect(try test.cache.keys(withPrefix: "") == ["Article:1", "Comment:2", "Comment:3", "GET /a/1", "Org:9", "User:b", "User:e", "User:\(long)"])
+        #expect(try test.cache.record("Article:1") == #"""
+            {"author":{"$reference":"User:\#(long)"},"comments":[{"$reference":"Comment:2"},{"$reference":"Comment:3"}],"id":1,"meta":{"editor":{"$reference":"User:e"},"rev":4},"title":"T"}
+            """#)
+        #expect(try test.cache.record("User:\(long)") == #"{"id":"\#(long)","name":"Ann","org":{"$reference":"Org:9"}}"#)
+        #expect(try test.cache.record("Org:9") == #"{"id":9,"name":"Acme"}"#)
+        #expect(try test.cache.record("Comment:2") == #"{"by":{"$reference":"User:b"},"id":2,"text":"hi"}"#)
+        #expect(try test.cache.record("Comment:3") == #"{"id":3,"text":"yo"}"#)
+        #expect(try test.cache.record("User:b") == #"{"id":"b","name":"Bo"}"#)
+        #expect(try test.cache.record("User:e") == #"{"id":"e"}"#)
+        #expect(try test.cache.record("GET /a/1") == #"""
+            {"$document":{"$reference":"Article:1"},"$shape":{"id":{},"author":{"id":{},"org":{"id":{},"name":{}},"name":{}},"comments":{"id":{},"by":{"id":{},"name":{}},"text":{}},"meta":{"editor":{"id":{}}},"title":{}}}
+            """#)
+        #expect(try test.cache.document("GET /a/1").data == Array(#"""
+            {"id":1,"author":{"id":"\#(long)","org":{"id":9,"name":"Acme"},"name":"Ann"},"comments":[{"id":2,"by":{"id":"b","name":"Bo"},"text":"hi"},{"id":3,"text":"yo"}],"meta":{"editor":{"id":"e"},"rev":4},"title":"T"}
+            """#.utf8))
+    }
+
     @Test func anEntityMayNotTakeTheKeyOfADocument() throws {
         let (test, _) = try setUp(#"{"documents": {"typeMember": "type", "types": {"T": {"keyFields": "id"}}}}"#)
         try test.cache.putDocument("T:1", json: #"{"n": 1}"#)

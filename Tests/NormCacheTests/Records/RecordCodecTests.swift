@@ -177,6 +177,22 @@ import Testing
         #expect(Self.view(record) == [Viewed(key, 100, value)])
     }
 
+    @Test(arguments: [0, 1, 127, 128, 300, 16_383, 16_384])
+    func bytesTaggedInPlaceEncodeAsAppendedTaggedBytes(length: Int) {
+        // Bytes written first and tagged after (a document's entity keys) come out as
+        // `appendTagged` writes them: tag, varint length (one byte under 128, two from
+        // 128, three from 16,384), the bytes; what was before them stays.
+        let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }
+        var appended = ByteBuffer(), inPlace = ByteBuffer()
+        appended.append(0xEE)
+        bytes.withUnsafeBytes { appended.appendTagged(FieldValue.Tag.reference.rawValue, $0) }
+        inPlace.append(0xEE)
+        inPlace.append(contentsOf: bytes)
+        inPlace.tagInPlace(FieldValue.Tag.reference.rawValue, from: 1)
+        #expect(inPlace.array == appended.array)
+        #expect(inPlace.array.count == 2 + length + (length < 128 ? 1 : length < 16_384 ? 2 : 3))
+    }
+
     @Test func aBatchEncodesEachOfItsRecordsOnceWithReferencesAndLists() throws {
         let json = #"{"A:1": {"x": 1, "y": 2}, "B:1": {"z": null, "r": {"$reference": "A:1"}, "l": [1, "s"]}, "A:1": {"x": 3}}"#
         let (count, first, second) = try Self.withBatch(json) { batch in
