@@ -44,6 +44,15 @@ final class CacheClient {
         }
     }
 
+    /// Stores `json` as the document `key` with no lifetime (`normcache_put_document`).
+    func putDocument(_ key: String, json: UnsafeRawBufferPointer) throws {
+        let code = key.withCString { keyPointer in
+            normcache_put_document(handle, keyPointer, strlen(keyPointer), json.baseAddress?.assumingMemoryBound(to: CChar.self),
+                                   json.count, nil)
+        }
+        try Self.check(code, "normcache_put_document")
+    }
+
     /// Prepares the operation (or fragment) of `document`.
     func prepare(_ document: String) throws -> PreparedOperation {
         var op: OpaquePointer?

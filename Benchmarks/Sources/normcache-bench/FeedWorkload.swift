@@ -5,7 +5,8 @@ import NormCache
 extension Bench {
     /// Workload 1, feed: cold write, warm identical and changed rewrites and read of the
     /// feed query at each size, against raw LMDB and simdjson; the JSON reader against
-    /// simdjson and JSONSerialization; the Python binding against a plain Python
+    /// simdjson and JSONSerialization; the same posts as a JSON document with entities
+    /// against their GraphQL write; the Python binding against a plain Python
     /// normalizer on py-lmdb. The write and read ceilings (at most 1.5x) apply at every
     /// N; the other targets at N=10,000.
     func runFeed() throws {
@@ -26,6 +27,7 @@ extension Bench {
                        baseline: series.coldWrite))
             addChangedKeysFigures(testCase, series, targeted: targeted)
             try measureParse(response, label: "N=\(posts)", targeted: targeted)
+            try measureFeedDocumentWrite(response: response, posts: posts)
             try measurePython(response: response, changed: changed, posts: posts, series: series, targeted: targeted)
         }
     }
