@@ -174,7 +174,6 @@ struct Normalizer: ~Copyable {
         }
         try paths.check(while: "writing the keys of the records")
         let keyStart = pathStart, keyEnd = paths.count
-        batch.prepareToAdd(key: UnsafeRawBufferPointer(start: paths.start.assumedPresent + keyStart, count: keyEnd - keyStart))
 
         // The fields, objects below first.
         let scratchMark = scratch.count

@@ -1,3 +1,4 @@
+import CPrefetch
 import Glibc
 
 /// Records to write, with values in their binary form (`FieldValue`), built by the
@@ -9,8 +10,9 @@ import Glibc
 /// fields are one run of the field array, in ascending key order with keys unique, so
 /// that a write merges it with the stored record in one pass. A record given again
 /// merges as it comes: a later value wins, and a field keeps the place in the input of
-/// its first appearance (its `order`, by which changed fields are reported). Call
-/// `finish` after the last record.
+/// its first appearance (its `order`, by which changed fields are reported). Records are
+/// looked up by key a group at a time (`PendingRecords`), so the batch holds them all
+/// only once `finish` is called, after the last record.
 ///
 /// Field keys are not copied: they point at bytes that outlive the batch's use (the
 /// storage keys of the call's shapes, or the caller's JSON), or at copies the batch owns.
@@ -62,6 +64,15 @@ struct RecordBatch: ~Copyable {
     private(set) var keys = ByteBuffer()
     private var laterRuns = PlainArray<Run>()
     private var index = RecordIndex()
+    /// The records given since the last group was looked up, and the run being built
+    /// (while `grouping`).
+    private var pending = PendingRecords()
+    /// Whether records are looked up a group at a time: once the batch holds
+    /// `groupingThreshold` records, its index, records and fields no longer stay in the
+    /// CPU's caches, and each lookup waits on memory. Before, a record is looked up as it
+    /// comes and its run built in place, at the end of `fields`, with no copy.
+    private var grouping = false
+    static let groupingThreshold = 32_768
     private var nextOrder: UInt32 = 0
     /// Field keys the batch copied (unescaped keys of JSON input).
     private var ownedKeys: [UnsafeMutableRawPointer] = []
@@ -87,7 +98,7 @@ struct RecordBatch: ~Copyable {
     // MARK: Adding records
 
     /// The place of the next field: a record's run starts here.
-    var runStart: Int { fields.count }
+    var runStart: Int { grouping ? pending.fields.count : fields.count }
 
     /// Takes `count` consecutive input positions for fields; returns the first.
     mutating func takeOrders(_ count: Int) -> UInt32 {
@@ -103,9 +114,14 @@ struct RecordBatch: ~Copyable {
         guard values.count <= Int(UInt32.max) else {
             throw NormCacheError(.invalidArgument, "the records of one write take more than 4 GiB")
         }
-        try fields.reserve(1, while: "adding the fields of the records")
-        fields.append(Field(key: key.baseAddress, keyCount: UInt32(key.count), valueStart: UInt32(range.lowerBound),
-                            valueCount: UInt32(range.count), order: order))
+        let field = Field(key: key.baseAddress, keyCount: UInt32(key.count), valueStart: UInt32(range.lowerBound),
+                          valueCount: UInt32(range.count), order: order)
+        if grouping {
+            try pending.append(field)
+        } else {
+            try fields.reserve(1, while: "adding the fields of the records")
+            fields.append(field)
+        }
         byteCount &+= key.count &+ range.count &+ 8
     }
 
@@ -136,77 +152,132 @@ struct RecordBatch: ~Copyable {
         return UnsafeRawBufferPointer(start: copy, count: key.count)
     }
 
-    /// Readies the lookup `addRecord` will make for `key`: the normalizer knows a record's
-    /// key before it has its fields.
-    @inline(__always)
-    func prepareToAdd(key: UnsafeRawBufferPointer) {
-        index.prefetch(index.hash(key))
-    }
-
     /// Ends the run that started at `start` as fields of the record `key` (which may
     /// have none). `sorted`: the run is in ascending key order with keys unique; else
     /// it is sorted here, and of a key given twice the later value wins. Throws
     /// `.outOfMemory` when the values of the run could not all be held.
     mutating func addRecord(key: UnsafeRawBufferPointer, runFrom start: Int, sorted: Bool) throws(NormCacheError) {
         try values.check(while: "encoding the values of the records")
-        if !sorted { sortRun(from: start) }
-        let count = fields.count - start
+        if !sorted {
+            if grouping { pending.sortRun(from: start) } else { Self.sortRun(&fields, from: start) }
+        }
         let hash = index.hash(key)
-        if let existing = index.find(key, hash: hash, in: keys, records: records) {
-            try mergeRun(from: start, count: count, into: existing)
+        if grouping {
+            index.prefetch(hash)
+            try pending.add(key: key, hash: hash, runFrom: start)
+            if pending.isFull { try addPending() }
             return
         }
+        let count = fields.count - start
+        if let existing = index.find(key, hash: hash, in: keys, records: records) {
+            try mergeRun(from: start, count: count, inPlace: true, into: existing)
+            return
+        }
+        try appendRecord(keyStart: appendKey(key), keyCount: key.count, hash: hash, first: start, count: count)
+        grouping = records.count >= Self.groupingThreshold
+    }
+
+    /// Appends a record key to the keys; returns where it starts.
+    @inline(__always)
+    private mutating func appendKey(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> Int {
         guard keys.count + key.count <= Int(UInt32.max) else {
             throw NormCacheError(.invalidArgument, "the record keys of one write take more than 4 GiB")
         }
         let keyStart = keys.count
         keys.append(key)
         try keys.check(while: "adding the keys of the records")
-        try records.reserve(1, while: "adding the records")
-        records.append(Record(keyStart: UInt32(keyStart), keyCount: UInt32(key.count), first: UInt32(start),
-                              count: UInt32(count), later: -1))
-        try index.insert(hash: hash, record: records.count - 1)
-        byteCount &+= key.count &+ 16
+        return keyStart
     }
 
-    /// Merges the run `fields[start...]` into the record `target`: at once while it is
-    /// small, else at `finish`.
-    private mutating func mergeRun(from start: Int, count: Int, into target: Int) throws(NormCacheError) {
+    /// Appends a record new to the batch: its key at `keyStart` in the keys, its fields
+    /// at `first` in the fields.
+    @inline(__always)
+    private mutating func appendRecord(keyStart: Int, keyCount: Int, hash: UInt32, first: Int, count: Int) throws(NormCacheError) {
+        try records.reserve(1, while: "adding the records")
+        records.append(Record(keyStart: UInt32(keyStart), keyCount: UInt32(keyCount), first: UInt32(first),
+                              count: UInt32(count), later: -1))
+        try index.insert(hash: hash, record: records.count - 1)
+        byteCount &+= keyCount &+ 16
+    }
+
+    /// Adds the pending records in the order given. Each lookup reads an index slot, the
+    /// record it names, and that record's key and fields, each read depending on the one
+    /// before; the group asks for each step's lines for all its records before it reads
+    /// any of them (the slots were asked for as the records came).
+    private mutating func addPending() throws(NormCacheError) {
+        for position in 0..<pending.entries.count {
+            let candidate = index.candidate(for: pending.entries[position].hash)
+            pending.setCandidate(candidate, at: position)
+            if candidate >= 0 { normcache_prefetch(records.address(of: Int(candidate))) }
+        }
+        for position in 0..<pending.entries.count where pending.entries[position].candidate >= 0 {
+            let record = records[Int(pending.entries[position].candidate)]
+            if let keys = keys.start { normcache_prefetch(keys + Int(record.keyStart)) }
+            if record.count > 0 { normcache_prefetch(fields.address(of: Int(record.first))) }
+        }
+        for position in 0..<pending.entries.count {
+            let entry = pending.entries[position]
+            let key = pending.key(of: entry)
+            if let existing = index.find(key, hash: entry.hash, in: keys, records: records) {
+                try mergeRun(from: Int(entry.first), count: Int(entry.count), inPlace: false, into: existing)
+            } else {
+                try appendRecord(keyStart: appendKey(key), keyCount: key.count, hash: entry.hash,
+                                 first: appendRun(pending.fields(of: entry)), count: Int(entry.count))
+            }
+        }
+        pending.removeAll()
+    }
+
+    /// Appends `run` to the fields; returns where it starts.
+    private mutating func appendRun(_ run: UnsafeMutableBufferPointer<Field>) throws(NormCacheError) -> Int {
+        try fields.reserve(run.count, while: "adding the fields of the records")
+        let first = fields.count
+        fields.append(contentsOf: UnsafeBufferPointer(run))
+        return first
+    }
+
+    /// Merges the run of `count` fields from `start` (`inPlace`: the last of `fields`, else
+    /// in the pending fields) into the record `target`: at once while it is small, else at
+    /// `finish`.
+    private mutating func mergeRun(from start: Int, count: Int, inPlace: Bool, into target: Int) throws(NormCacheError) {
         var record = records[target]
         defer { records[target] = record }
         if record.later >= 0 || Int(record.count) + count > Self.eagerMergeLimit {
             try laterRuns.reserve(1, while: "adding the fields of a record given again")
-            laterRuns.append(Run(first: UInt32(start), count: UInt32(count), next: record.later))
+            let first = inPlace ? start : try appendRun(pending.fields.elements(start..<start + count))
+            laterRuns.append(Run(first: UInt32(first), count: UInt32(count), next: record.later))
             record.later = Int32(laterRuns.count - 1)
             return
         }
         let old = Int(record.first), oldCount = Int(record.count)
+        var run = inPlace ? fields.elements(start..<start + count) : pending.fields.elements(start..<start + count)
         // The same keys again (the same selection of the same object): new values in place.
-        if oldCount == count, (0..<count).allSatisfy({ fieldsHaveSameKey(old + $0, start + $0) }) {
+        if oldCount == count, (0..<count).allSatisfy({ Self.haveSameKey(fields[old + $0], run[$0]) }) {
             for offset in 0..<count {
-                fields[old + offset].valueStart = fields[start + offset].valueStart
-                fields[old + offset].valueCount = fields[start + offset].valueCount
+                fields[old + offset].valueStart = run[offset].valueStart
+                fields[old + offset].valueCount = run[offset].valueCount
             }
-            fields.truncate(to: start)
+            if inPlace { fields.truncate(to: start) }
             return
         }
         try fields.reserve(oldCount + count, while: "merging the fields of a record given again")
+        if inPlace { run = fields.elements(start..<start + count) }
         let merged = fields.count
-        var left = old, right = start
-        let leftEnd = old + oldCount, rightEnd = start + count
-        while left < leftEnd || right < rightEnd {
-            if right == rightEnd {
+        var left = old, right = 0
+        let leftEnd = old + oldCount
+        while left < leftEnd || right < count {
+            if right == count {
                 fields.append(fields[left]); left += 1
             } else if left == leftEnd {
-                fields.append(fields[right]); right += 1
+                fields.append(run[right]); right += 1
             } else {
-                let order = fieldsHaveSameKey(left, right) ? 0 : KeyBytes.compare(fields[left].keyBytes, fields[right].keyBytes)
+                let order = Self.haveSameKey(fields[left], run[right]) ? 0 : KeyBytes.compare(fields[left].keyBytes, run[right].keyBytes)
                 if order < 0 {
                     fields.append(fields[left]); left += 1
                 } else if order > 0 {
-                    fields.append(fields[right]); right += 1
+                    fields.append(run[right]); right += 1
                 } else {
-                    var later = fields[right]
+                    var later = run[right]
                     later.order = fields[left].order
                     fields.append(later)
                     left += 1; right += 1
@@ -214,21 +285,23 @@ struct RecordBatch: ~Copyable {
             }
         }
         let mergedCount = fields.count - merged
-        fields.address(of: start).update(from: fields.address(of: merged), count: mergedCount)
-        fields.truncate(to: start + mergedCount)
-        record.first = UInt32(start)
+        if inPlace {
+            // Over the run, which was last.
+            fields.address(of: start).update(from: fields.address(of: merged), count: mergedCount)
+            fields.truncate(to: start + mergedCount)
+        }
+        record.first = UInt32(inPlace ? start : merged)
         record.count = UInt32(mergedCount)
     }
 
     @inline(__always)
-    private func fieldsHaveSameKey(_ left: Int, _ right: Int) -> Bool {
-        let a = fields[left], b = fields[right]
-        return a.keyCount == b.keyCount && (a.key == b.key || KeyBytes.equal(a.keyBytes, b.keyBytes))
+    private static func haveSameKey(_ a: Field, _ b: Field) -> Bool {
+        a.keyCount == b.keyCount && (a.key == b.key || KeyBytes.equal(a.keyBytes, b.keyBytes))
     }
 
     /// Sorts `fields[start...]` by key, stably; of equal keys the last value stays, with
     /// the order of the first.
-    private mutating func sortRun(from start: Int) {
+    static func sortRun(_ fields: inout PlainArray<Field>, from start: Int) {
         let count = fields.count - start
         guard count > 1 else { return }
         let run = fields.elements(start..<fields.count)
@@ -264,8 +337,10 @@ struct RecordBatch: ~Copyable {
         fields.truncate(to: start + kept)
     }
 
-    /// Merges the runs of records given many times over (see `eagerMergeLimit`).
+    /// Adds the records still pending, then merges the runs of records given many times
+    /// over (see `eagerMergeLimit`).
     mutating func finish() throws(NormCacheError) {
+        try addPending()
         for target in 0..<records.count where records[target].later >= 0 {
             var runs: [(first: Int, count: Int)] = []
             var next = Int(records[target].later)
@@ -280,7 +355,7 @@ struct RecordBatch: ~Copyable {
             for run in runs.reversed() {
                 for offset in 0..<run.count { fields.append(fields[run.first + offset]) }
             }
-            sortRun(from: start)
+            Self.sortRun(&fields, from: start)
             records[target].first = UInt32(start)
             records[target].count = UInt32(fields.count - start)
             records[target].later = -1

@@ -16,12 +16,25 @@ struct RecordIndex: ~Copyable {
     }
 
     /// Asks for the slot where a lookup of `hash` starts: in a large batch the index is
-    /// out of the CPU's caches, and the normalizer knows a record's key long before it
-    /// adds the record.
+    /// out of the CPU's caches (see `PendingRecords`).
     @inline(__always)
     func prefetch(_ hash: UInt32) {
         guard !table.isEmpty else { return }
         normcache_prefetch(table.address(of: Int(hash) & table.mask))
+    }
+
+    /// The record of the first slot on `hash`'s probe that holds the same hash bits, or
+    /// -1: what a lookup of a key with this hash will most likely find, to read ahead.
+    @inline(__always)
+    func candidate(for hash: UInt32) -> Int32 {
+        guard !table.isEmpty else { return -1 }
+        let mask = table.mask
+        var slot = Int(hash) & mask
+        while table[slot].record >= 0 {
+            if table[slot].hash == hash { return table[slot].record }
+            slot = (slot &+ 1) & mask
+        }
+        return -1
     }
 
     /// The record whose key is `key`.

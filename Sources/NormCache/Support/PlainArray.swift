@@ -62,6 +62,15 @@ struct PlainArray<Element: BitwiseCopyable>: ~Copyable {
         count &+= 1
     }
 
+    /// Appends a copy of `elements`.
+    @inline(__always)
+    mutating func append(contentsOf elements: UnsafeBufferPointer<Element>) {
+        guard let source = elements.baseAddress, !elements.isEmpty else { return }
+        if capacity &- count < elements.count { growOrStop(toHold: count + elements.count) }
+        (base.assumedPresent + count).update(from: source, count: elements.count)
+        count &+= elements.count
+    }
+
     /// Appends `added` copies of `element`; returns the index of the first.
     @inline(__always)
     mutating func append(count added: Int, filling element: Element) -> Int {

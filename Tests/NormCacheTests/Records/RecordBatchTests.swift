@@ -1,3 +1,4 @@
+import Glibc
 import TestSupport
 import Testing
 @testable import NormCache
@@ -130,6 +131,67 @@ import Testing
         #expect(try test.cache.record("R:0") == #"{"v":-0,"w":true}"#)
         #expect(try test.cache.record("R:39999") == #"{"v":-39999,"w":true}"#)
         #expect(try test.cache.record("R:20000") == #"{"v":-20000,"w":true}"#)
+    }
+
+    @Test func recordsGivenAgainAcrossTheLookupGroupsMergeAsIfOneByOne() throws {
+        // A batch of more than `groupingThreshold` records looks them up a group at a time
+        // (`PendingRecords`): a record given again in its own group, in the next one, many
+        // groups later or from before the batch began grouping merges as if each were
+        // looked up as it came. 300 records over 23 keys, then the threshold's worth of
+        // others, then 300 more over the same keys: each the key's fields again (new
+        // values in place), a field more (merged), a member given twice (the later
+        // value, the first place), or, for Big:1, 70 fields of their own (merged at
+        // `finish`). The batch must equal a plain model of those rules.
+        var model: [(key: String, fields: [(name: String, value: Int, order: Int)])] = []
+        var places: [String: Int] = [:]
+        var parts: [String] = []
+        var order = 0
+        var state: UInt32 = 12_345
+        func give(_ key: String, _ members: [(String, Int)]) {
+            parts.append("\"\(key)\": {" + members.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
+            let record = places[key] ?? model.count
+            if record == model.count {
+                places[key] = record
+                model.append((key, []))
+            }
+            for (name, value) in members {
+                if let field = model[record].fields.firstIndex(where: { $0.name == name }) {
+                    model[record].fields[field].value = value
+                } else {
+                    model[record].fields.append((name, value, order))
+                }
+                order += 1
+            }
+        }
+        func giveMixed(_ positions: Range<Int>) {
+            for position in positions {
+                state = state &* 1_103_515_245 &+ 12_345
+                let pick = Int(state >> 16) % 23
+                switch (pick, position % 4) {
+                case (0, _): give("Big:1", (0..<70).map { ("f\(position)x\($0)", $0) })
+                case (_, 0): give("R:\(pick)", [("a", position), ("b", position)])
+                case (_, 1): give("R:\(pick)", [("a", position), ("c\(position % 5)", position)])
+                case (_, 2): give("R:\(pick)", [("b", position), ("a", position), ("b", -position)])
+                default: give("R:\(pick)", [("a", position)])
+                }
+            }
+        }
+        giveMixed(0..<300)
+        for filler in 0..<RecordBatch.groupingThreshold { give("F:\(filler)", [("v", filler)]) }
+        giveMixed(300..<600)
+        #expect(model.count == 23 + RecordBatch.groupingThreshold)
+        let expected = "{" + model.map { record in
+            "\"\(record.key)\":{" + record.fields.map { "\"\($0.name)\":\($0.value)" }.joined(separator: ",") + "}"
+        }.joined(separator: ",") + "}"
+        let json = try RecordCodecTests.withBatch("{" + parts.joined(separator: ", ") + "}") { batch in
+            let (start, count) = try batch.json()
+            defer { free(start) }
+            return String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
+        }
+        // Compared whole, and named by where they part (the batch is 500 KB of JSON).
+        let same = json == expected
+        let parting = zip(json.utf8, expected.utf8).prefix { $0 == $1 }.count
+        #expect(same, "the batch parts from the model at byte \(parting): \(String(decoding: json.utf8.dropFirst(parting).prefix(80), as: UTF8.self))")
     }
 
     @Test func recordsComeInTheByteOrderOfTheirKeysWhateverTheirLength() throws {
