@@ -75,9 +75,13 @@ struct PendingRecords: ~Copyable {
         entries[position].candidate = candidate
     }
 
+    /// Where the last pending record's fields end: a run in progress starts there.
+    private var runsEnd: Int {
+        entries.count == 0 ? 0 : Int(entries[entries.count - 1].first + entries[entries.count - 1].count)
+    }
+
     /// Forgets every record, once the batch has them (no run may be in progress).
     mutating func removeAll() {
-        let runsEnd = entries.count == 0 ? 0 : Int(entries[entries.count - 1].first + entries[entries.count - 1].count)
         internalCheck(fields.count == runsEnd, "pending records dropped with a run of \(fields.count - runsEnd) fields in progress")
         entries.truncate(to: 0)
         fields.truncate(to: 0)

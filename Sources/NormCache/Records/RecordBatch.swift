@@ -10,9 +10,10 @@ import Glibc
 /// fields are one run of the field array, in ascending key order with keys unique, so
 /// that a write merges it with the stored record in one pass. A record given again
 /// merges as it comes: a later value wins, and a field keeps the place in the input of
-/// its first appearance (its `order`, by which changed fields are reported). Records are
-/// looked up by key a group at a time (`PendingRecords`), so the batch holds them all
-/// only once `finish` is called, after the last record.
+/// its first appearance (its `order`, by which changed fields are reported). Past
+/// `groupingThreshold` records, records are looked up by key a group at a time
+/// (`PendingRecords`), so the batch holds them all only once `finish` is called, after
+/// the last record.
 ///
 /// Field keys are not copied: they point at bytes that outlive the batch's use (the
 /// storage keys of the call's shapes, or the caller's JSON), or at copies the batch owns.
