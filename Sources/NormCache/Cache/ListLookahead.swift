@@ -66,6 +66,14 @@ struct ListLookahead: ~Copyable {
         return inKeyOrder[position]
     }
 
+    /// The record found for the element at `position`, if the lookahead found one (nil
+    /// past the list's end too).
+    @inline(__always)
+    func record(at position: Int) -> UnsafeRawBufferPointer? {
+        guard position < inKeyOrder.count, case .record(let record) = inKeyOrder[position] else { return nil }
+        return record
+    }
+
     /// The key of the element `scanner` is at when it is a reference, moving past it; nil
     /// for anything else, which is skipped (nil and the scanner at its end for damaged
     /// bytes, which end the scan).

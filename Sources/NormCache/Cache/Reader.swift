@@ -323,6 +323,7 @@ struct Reader: ~Copyable {
             var elements = ByteReader(body)
             // A long list has its records looked up first, in key order.
             var lookahead = ListLookahead()
+            var readahead = ReferenceReadahead()
             if count >= ListLookahead.minimumCount {
                 try lookahead.start(elements, count: count, lookup: &lookup, interrupt: &interruptCheck)
             }
@@ -332,6 +333,9 @@ struct Reader: ~Copyable {
                 path.append(position)
                 defer { path.removeLast() }
                 let found = lookahead.isActive ? lookahead.found(at: position) : .notLookedUp
+                if lookahead.isActive, records.isLarge, let shape = field.pointee.lastChild {
+                    readahead.readAhead(at: position, of: lookahead, shape: shape, cache: records)
+                }
                 try value(&elements, field: field, level: level + 1, recordKey: recordKey, maxAge: maxAge, found: found)
             }
             out.append(UInt8(ascii: "]"))

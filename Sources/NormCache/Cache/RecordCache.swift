@@ -1,3 +1,4 @@
+import CPrefetch
 import Glibc
 
 /// The records one read has found so far, by key: a normalized response refers to the
@@ -60,6 +61,11 @@ struct RecordCache: ~Copyable {
     private static let firstSlots = 256
     /// The room first taken for long keys.
     private static let firstKeyBytes = 4096
+    /// The slots from which the table counts as large (2 MiB of them): past the CPU's
+    /// second-level cache, where reading ahead (`ReferenceReadahead`) gains more than
+    /// it costs. With 1 MiB of slots (the 10,000 authors of 100,000 posts) a read took
+    /// 3 % longer with it, with 8 MiB (100,000 authors of a million posts) 27 % less.
+    static let largeSlots = 1 << 16
 
     private var table = HashSlots<Slot>()
     /// The long keys, one after another.
@@ -71,6 +77,17 @@ struct RecordCache: ~Copyable {
     @inline(__always)
     func hash(_ key: UnsafeRawBufferPointer) -> UInt32 {
         UInt32(truncatingIfNeeded: KeyBytes.hash(key, seed: table.seed))
+    }
+
+    /// Whether the table has outgrown the CPU's nearer caches: a lookup then waits on
+    /// memory for its slot (see `ReferenceReadahead`).
+    var isLarge: Bool { table.count >= Self.largeSlots }
+
+    /// Asks for the slot where a lookup of `hash` starts.
+    @inline(__always)
+    func prefetch(_ hash: UInt32) {
+        guard !table.isEmpty else { return }
+        normcache_prefetch(table.address(of: Int(hash) & table.mask))
     }
 
     /// The record found under `key` (whose `hash(_:)` is `hash`) earlier in the read, if any.
