@@ -10,6 +10,9 @@ extension RecordBatch {
         guard document.tokens[document.root].kind == .object else {
             throw NormCacheError(.json, "JSON error at byte \(document.tokens[document.root].offset): records must be a JSON object of record keys, not \(document.tokens[document.root].kind)")
         }
+        // As many records as the object has members, at most (a key given twice is one).
+        let members = Int(document.tokens[document.root].length)
+        try reserve(records: members, fields: (Int(document.tokens[document.root].end) - document.root - 1 - 2 * members) / 2)
         var interruptCheck = InterruptCheck()
         for record in document.members(ofObject: document.root) {
             try interruptCheck.pass()

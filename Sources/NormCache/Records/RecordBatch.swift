@@ -98,6 +98,15 @@ struct RecordBatch: ~Copyable {
 
     // MARK: Adding records
 
+    /// Makes room for `records` records and `fields` fields more (what a batch parsed
+    /// from JSON knows it will hold at most), so that its blocks and index take their
+    /// size once instead of doubling; throws `.outOfMemory` when it cannot be had.
+    mutating func reserve(records count: Int, fields fieldCount: Int) throws(NormCacheError) {
+        try records.reserve(count, while: "adding the records")
+        try fields.reserve(fieldCount, while: "adding the fields of the records")
+        try index.reserve(count)
+    }
+
     /// The place of the next field: a record's run starts here.
     var runStart: Int { grouping ? pending.fields.count : fields.count }
 

@@ -70,8 +70,17 @@ struct RecordIndex: ~Copyable {
         table[slot] = (hash, record)
     }
 
-    private mutating func grow() throws(NormCacheError) {
-        guard let old = try table.double(minimum: 64, empty: (0, -1)) else { return }
+    /// Makes room for `count` records more without growing: a batch that knows how many
+    /// records it will hold (at most) takes its slots once. Throws `.outOfMemory` when
+    /// they cannot be had.
+    mutating func reserve(_ count: Int) throws(NormCacheError) {
+        let wanted = (table.used + count) * 2
+        guard wanted > table.count else { return }
+        try grow(minimum: 1 << (Int.bitWidth - (wanted - 1).leadingZeroBitCount))
+    }
+
+    private mutating func grow(minimum: Int = 64) throws(NormCacheError) {
+        guard let old = try table.double(minimum: minimum, empty: (0, -1)) else { return }
         for slot in old where slot.record >= 0 {
             place(hash: slot.hash, record: slot.record)
         }
