@@ -32,11 +32,13 @@ struct ReferenceReadahead {
     /// The most references of one element read ahead.
     private static let referencesPerElement = 2
     /// The references of the last `slotDistance` elements read, `referencesPerElement`
-    /// places each (an element's place: its position modulo `slotDistance`).
+    /// places each (an element's places: from its position modulo `slotDistance`, times
+    /// `referencesPerElement`; 8 places in all).
     private var references = InlineArray<8, Reference>(repeating: Reference(key: nil, count: 0, hash: 0))
-    /// The shape whose reference fields `fieldSlots` names, and its slots in
-    /// `lookupOrder` of fields that refer to records (at most `referencesPerElement`).
+    /// The shape whose reference fields `fieldSlots` names.
     private var slotsShape: UnsafeMutableRawPointer?
+    /// That shape's slots in `lookupOrder` of fields that refer to records, the first
+    /// `referencesPerElement` of them; -1 past the last.
     private var fieldSlots = InlineArray<2, Int32>(repeating: -1)
 
     /// A readahead of a list not started.
