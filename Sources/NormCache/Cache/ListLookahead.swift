@@ -79,10 +79,7 @@ struct ListLookahead: ~Copyable {
     /// bytes, which end the scan).
     private static func nextKey(_ scanner: inout ByteReader) -> UnsafeRawBufferPointer? {
         let start = scanner.offset
-        if scanner.readByte() == FieldValue.Tag.reference.rawValue,
-           let length = scanner.readLength(), let key = scanner.readBytes(length), !key.isEmpty {
-            return key
-        }
+        if let key = FieldValue.referenceKey(&scanner) { return key }
         scanner.offset = start
         if !FieldValue.skip(&scanner) { scanner.offset = scanner.bytes.count }
         return nil

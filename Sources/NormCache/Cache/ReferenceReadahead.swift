@@ -67,8 +67,7 @@ struct ReferenceReadahead {
                     guard field.pointee.usesRecordCache, let entry = record.entry(at: Int(shape.lastPositions[Int(slot)])),
                           KeyBytes.equal(entry.key, field.pointee.storageKey) else { continue }
                     var value = ByteReader(entry.value)
-                    guard value.readByte() == FieldValue.Tag.reference.rawValue, let length = value.readLength(),
-                          let key = value.readBytes(length), !key.isEmpty else { continue }
+                    guard let key = FieldValue.referenceKey(&value) else { continue }
                     let hash = cache.hash(key)
                     cache.prefetch(hash)
                     references[far &+ taken] = Reference(key: key.baseAddress, count: key.count, hash: hash)

@@ -1,5 +1,15 @@
 /// The records an encoded value refers to.
 extension FieldValue {
+    /// The key of the reference at `reader` (its bytes, in the reader's buffer), reading
+    /// past it; nil when the value there is not a reference with a non-empty key (the
+    /// reader's offset is then unspecified).
+    @inline(__always)
+    static func referenceKey(_ reader: inout ByteReader) -> UnsafeRawBufferPointer? {
+        guard reader.readByte() == Tag.reference.rawValue, let length = reader.readLength(),
+              let key = reader.readBytes(length), !key.isEmpty else { return nil }
+        return key
+    }
+
     /// Appends to `keys` a copy of the key of every reference in the encoded value at
     /// `reader` (in order, repeats kept), and reads past it; false when the value is not
     /// well formed.
