@@ -20,7 +20,8 @@ import Glibc
 /// blocks that large again and again, as glibc raises its mmap threshold to the size of
 /// an mmapped block freed: once a block is wanted, and none kept fits, of the size (up to
 /// twice) of one larger than the ready tier keeps that the pool freed in the last
-/// `reclaimableLifetime`, the tier keeps blocks for that long again. So one large call
+/// `reclaimableLifetime`, the tier keeps blocks for that long again, and as long again
+/// each time a reclaimable block is taken (a size that keeps coming). So one large call
 /// (a 50 MB response written once) holds no more memory than it did without the pool,
 /// and calls that come again (the same query read every second) fault in no fresh pages.
 ///
@@ -147,9 +148,9 @@ final class BlockPool: @unchecked Sendable {
         return taken.reduce(0) { $0 + $1.capacity }
     }
 
-    /// The smallest kept block of at least `bytes`, taken out of the pool. When none is
-    /// and the pool freed one of that size for want of room lately, the reclaimable tier
-    /// keeps blocks again.
+    /// The smallest kept block of at least `bytes`, taken out of the pool. When it is a
+    /// reclaimable one, or when none is and the pool freed one of that size for want of
+    /// room lately, the reclaimable tier keeps blocks for `reclaimableLifetime` again.
     private func take(atLeast bytes: Int) -> (UnsafeMutableRawPointer, Int)? {
         guard keepsBlocks, ForkSafety.generation == owner else { return nil }
         let (taken, freed) = lock.withLock {
@@ -159,7 +160,10 @@ final class BlockPool: @unchecked Sendable {
             for (index, block) in blocks.enumerated() where block.capacity >= bytes {
                 if best.map({ block.capacity < blocks[$0].capacity }) ?? true { best = index }
             }
-            if best == nil, recentlyFreed.contains(where: { earlier in
+            if let best {
+                // A reclaimable block wanted again: the process still works in blocks that large.
+                if blocks[best].reclaimable { keepsReclaimableUntil = now &+ Self.reclaimableLifetime }
+            } else if recentlyFreed.contains(where: { earlier in
                 earlier.bytes >= bytes && earlier.bytes / 2 <= bytes && now &- earlier.at < Self.reclaimableLifetime
             }) {
                 keepsReclaimableUntil = now &+ Self.reclaimableLifetime

@@ -73,6 +73,27 @@ import Testing
         #expect(pool.kept == (1, BlockPool.minimumBlock, 0, 0))
     }
 
+    @Test func takingAReclaimableBlockKeepsTheTierKeepingBlocks() throws {
+        let clock = ManualClock()
+        let pool = BlockPool(clock: { clock.milliseconds })
+        // A size wanted again: the tier keeps blocks for its lifetime.
+        let (first, firstCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: Self.overReady))
+        pool.release(first, capacity: firstCapacity)
+        let (second, secondCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: Self.overReady))
+        pool.release(second, capacity: secondCapacity)
+        #expect(pool.kept == (0, 0, 1, Self.overReady))
+        // Taken again and again, each time nearly a lifetime later (the same large read
+        // every few seconds): every time it is kept, long after the lifetime that the
+        // first want again began.
+        for _ in 0..<3 {
+            clock.milliseconds += BlockPool.reclaimableLifetime - 1
+            let (again, againCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: Self.overReady))
+            #expect(again == second)
+            pool.release(again, capacity: againCapacity)
+            #expect(pool.kept == (0, 0, 1, Self.overReady))
+        }
+    }
+
     @Test func aSmallerBlockWantedAfterALargeOneIsFreedKeepsNothing() throws {
         let clock = ManualClock()
         let pool = BlockPool(clock: { clock.milliseconds })
