@@ -82,17 +82,21 @@ extension Bench {
 
     /// Writes the query's response into a new cache, copies the records it stored into a
     /// new raw LMDB file (with the cache closed), and opens both for the runs; checks that
-    /// a read gives the response's data back.
+    /// a read gives the response's data back. Both handles share one `HarnessClock`, so
+    /// the runs' rewrites fall in the first write's second and change nothing.
     private func prepareAppCase(_ query: AppShapes.Query) throws -> AppCase {
         let response = query.response
         let path = freshPath("app-\(query.name).cache")
+        let clock = HarnessClock()
         do {
             let cache = try CacheClient(path: path)
+            try cache.setClock(clock)
             try cache.configure(AppShapes.config)
             try response.withUnsafeBytes { _ = try cache.write(try cache.prepare(query.text), response: $0) }
         }
         let records = try RawLMDB.records(ofCache: path)
         let cache = try CacheClient(path: path)
+        try cache.setClock(clock)
         try cache.configure(AppShapes.config)
         let operation = try cache.prepare(query.text)
         let raw = try RawLMDB(path: freshPath("app-\(query.name)-raw.lmdb"), mapSize: 64 << 20)

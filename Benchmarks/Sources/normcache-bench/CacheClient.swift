@@ -7,6 +7,8 @@ final class CacheClient {
     let handle: OpaquePointer
     /// The cache file.
     let path: String
+    /// The clock set with `setClock`, kept while the handle may call it.
+    private var clock: HarnessClock?
 
     /// Opens (or creates) the cache at `path` with `options` JSON.
     init(path: String, options: String = "") throws {
@@ -29,6 +31,13 @@ final class CacheClient {
     func loadSchema(_ sdl: [UInt8]) throws {
         try Self.check(sdl.withUnsafeBufferPointer { normcache_load_schema(handle, $0.baseAddress, $0.count) },
                        "normcache_load_schema")
+    }
+
+    /// Replaces the cache's clock with `clock` (`normcache_set_clock`), which the cache
+    /// keeps until it closes.
+    func setClock(_ clock: HarnessClock) throws {
+        try Self.check(normcache_set_clock(handle, HarnessClock.read, clock.context), "normcache_set_clock")
+        self.clock = clock
     }
 
     /// Adds key rules (`normcache_configure`).

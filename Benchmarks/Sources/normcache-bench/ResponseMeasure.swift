@@ -28,12 +28,17 @@ struct ResponseCase {
 /// The series of measuring one response case.
 struct ResponseSeries {
     var coldWrite = Series()
+    /// The response again, in the cold write's second: nothing to change.
     var warmWrite = Series()
+    /// The response again, a second later: every field stamped again.
+    var restampingWrite = Series()
+    /// The changed response, a second after that.
     var changedWrite = Series()
-    /// The three writes again on a new cache, each asking for the changed keys
+    /// The four writes again on a new cache, each asking for the changed keys
     /// (`normcache_write`'s `out_changed`), when the case `reportsChanges`.
     var coldWriteChanges = Series()
     var warmWriteChanges = Series()
+    var restampingWriteChanges = Series()
     var changedWriteChanges = Series()
     var read = Series()
     var parseAndPuts = Series()
@@ -56,10 +61,11 @@ extension Bench {
     }
 
     /// Measures `testCase` interleaved with its baselines: normcache's cold write, warm
-    /// identical rewrite, changed rewrite and read; simdjson's parse and walk plus raw
-    /// LMDB puts of the very records normcache stored (key order, one durable commit);
-    /// raw LMDB gets of those records copying their bytes; and, when the case
-    /// `reportsChanges`, normcache's three writes again asking for the changed keys.
+    /// identical rewrites in the same second and a second later, changed rewrite and
+    /// read, on a `HarnessClock`; simdjson's parse and walk plus raw LMDB puts of the very
+    /// records normcache stored (key order, one durable commit); raw LMDB gets of those
+    /// records copying their bytes; and, when the case `reportsChanges`, normcache's four
+    /// writes again asking for the changed keys.
     func measure(_ testCase: ResponseCase) throws -> ResponseSeries {
         var result = ResponseSeries()
         let primePath = freshPath("\(testCase.workload)-prime.cache")
@@ -79,23 +85,31 @@ extension Bench {
         let mapSize = 4 * testCase.response.count + 64 << 20
         var raw: RawLMDB?
         var rawPath = ""
-        /// Writes the response into a new cache, then again, then the changed response
-        /// (asking for the changed keys when `changes`); reads it back unless `changes`.
+        /// Writes the response into a new cache, then again in the same second, then
+        /// again a second later, then the changed response a second after that (asking
+        /// for the changed keys when `changes`); reads it back unless `changes`.
         func writes(changes: Bool) throws -> Double {
             let path = freshPath("\(testCase.workload).cache")
             defer { removeCache(path) }
             let (cache, operation) = try openCache(for: testCase, at: path)
+            let clock = HarnessClock()
+            try cache.setClock(clock)
             func write(_ response: [UInt8]) throws -> Double {
                 try response.withUnsafeBytes { bytes in try timed { try cache.write(operation, response: bytes, changed: changes) } }
             }
             let cold = try write(testCase.response)
             let warm = try write(testCase.response)
+            clock.advance(by: 1)
+            let restamping = try write(testCase.response)
+            clock.advance(by: 1)
             let changed = try testCase.changed.map(write)
             if changes {
                 result.warmWriteChanges.append(warm)
+                result.restampingWriteChanges.append(restamping)
                 if let changed { result.changedWriteChanges.append(changed) }
             } else {
                 result.warmWrite.append(warm)
+                result.restampingWrite.append(restamping)
                 if let changed { result.changedWrite.append(changed) }
                 result.read.append(try timed { try cache.read(operation) })
             }
