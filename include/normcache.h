@@ -207,14 +207,18 @@ void normcache_free(void *buffer);
  * releases it). The library keeps the blocks they let go for the next call, because
  * memory fresh from the kernel costs a page fault every 4 KiB (a quarter of a cold
  * write of 100,000 objects): up to 32 MiB kept as it is and, once the process wants a
- * block of a size again that the library freed less than 10 seconds before, up to
- * 256 MiB more whose pages are marked MADV_FREE. The kernel takes those back when memory runs short; the library
- * frees them when they have been unused for 10 seconds, at its next call. Until then
- * they count in the process's resident set. This call frees every kept block now, as
- * SQLite's sqlite3_release_memory; later calls keep blocks again.
+ * block again, less than 10 seconds after the library freed one that held that much
+ * memory (up to twice as much), up to 256 MiB more whose pages are marked MADV_FREE.
+ * The kernel takes those back when memory runs short; the library frees them when they
+ * have been unused for 10 seconds, at its next call. Until then they count in the
+ * process's resident set. Both bounds count the memory a block holds, not the address
+ * space it spans: a block over 32 MiB counts its pages in memory (mincore), so the scan
+ * of a 50 MB response, which reserves room for the most values such a response could
+ * hold and writes about half of it, counts what it wrote. This call frees every kept
+ * block now, as SQLite's sqlite3_release_memory; later calls keep blocks again.
  *
- * Stores the bytes freed in *out_released (may be NULL). Returns NORMCACHE_OK. It
- * frees no memory of open caches (LMDB keeps the pages of a cache's last write until
+ * Stores the bytes of memory the freed blocks held in *out_released (may be NULL).
+ * Returns NORMCACHE_OK. It frees no memory of open caches (LMDB keeps the pages of a cache's last write until
  * the cache's last handle in the process closes). Process-wide; thread-safe; any time,
  * also while other threads call the library.
  */

@@ -3,7 +3,8 @@ import Glibc
 
 /// The memory the library keeps between calls.
 extension NormalizedCache {
-    /// Frees the large blocks of memory kept for later calls, and returns their bytes.
+    /// Frees the large blocks of memory kept for later calls, and returns the bytes of
+    /// memory they held (see `BlockPool`: a block over 32 MiB counts its pages in memory).
     ///
     /// Writes and reads of large responses let go of blocks of 256 KiB and more (the scan's
     /// tape, the write's batch, a C caller's read results of more than 32 MiB once freed),

@@ -2390,7 +2390,8 @@ public:
     /**
      * Frees the memory the library keeps between calls (normcache_release_memory): the
      * large blocks that writes and reads let go, kept so that the next call faults in no
-     * fresh pages. Returns the bytes freed. Process-wide; thread-safe.
+     * fresh pages. Returns the bytes of memory the freed blocks held. Process-wide;
+     * thread-safe.
      */
     static std::size_t release_memory() noexcept
     {

@@ -5,7 +5,11 @@ import Glibc
 /// the kernel costs a page fault and a zeroed page every 4 KiB, a fifth of a write of a
 /// few megabytes and a quarter of one of a hundred.
 ///
-/// Blocks under `minimumBlock` are left to malloc. The rest are kept in two tiers:
+/// Blocks under `minimumBlock` are left to malloc. The rest are kept in two tiers, whose
+/// bounds count the memory a block holds (`Kept.resident`): a block larger than the
+/// ready tier keeps is counted by its pages in memory (`mincore`), a smaller one by its
+/// capacity. A tape reserved for the most tokens its document could hold takes the
+/// address space of that, and only the memory of the tokens it held.
 /// - *ready*: at most `maximumReady` bytes in `maximumReadyBlocks` blocks, kept as they are;
 /// - *reclaimable*: the blocks the ready tier has no room for (larger ones, and the
 ///   oldest it pushes out), at most `maximumReclaimable` bytes in
@@ -18,9 +22,10 @@ import Glibc
 ///
 /// The reclaimable tier keeps blocks only while the process shows that it works in
 /// blocks that large again and again, as glibc raises its mmap threshold to the size of
-/// an mmapped block freed: once a block is wanted, and none kept fits, of the size (up to
-/// twice) of one larger than the ready tier keeps that the pool freed in the last
-/// `reclaimableLifetime`, the tier keeps blocks for that long again, and as long again
+/// an mmapped block freed: once a block is wanted, and none kept fits, that one the pool
+/// freed in the last `reclaimableLifetime` would have served (its capacity) and that is
+/// at least half of what that block held, more than the ready tier keeps, the tier keeps
+/// blocks for that long again, and as long again
 /// each time a reclaimable block is taken (a size that keeps coming). So one large call
 /// (a 50 MB response written once) holds no more memory than it did without the pool,
 /// and calls that come again (the same query read every second) fault in no fresh pages.
@@ -43,7 +48,7 @@ final class BlockPool: @unchecked Sendable {
     static let maximumReady = 32 << 20
     /// The most blocks kept ready.
     static let maximumReadyBlocks = 8
-    /// The most bytes kept reclaimable (and so the largest block kept).
+    /// The most bytes kept reclaimable (and so the most a block kept may hold).
     static let maximumReclaimable = 256 << 20
     /// The most blocks kept reclaimable.
     static let maximumReclaimableBlocks = 8
@@ -54,6 +59,9 @@ final class BlockPool: @unchecked Sendable {
     private struct Kept {
         let start: UnsafeMutableRawPointer
         let capacity: Int
+        /// The bytes of its pages in memory when it was let go (at most `capacity`), what
+        /// the tiers' bounds count.
+        let resident: Int
         /// Whether its pages are marked `MADV_FREE`.
         var reclaimable: Bool
         /// When it was let go (`clock`), or made reclaimable.
@@ -63,9 +71,10 @@ final class BlockPool: @unchecked Sendable {
     private let lock = Mutex()
     /// The kept blocks, oldest first.
     private var blocks: [Kept] = []
-    /// The last blocks larger than the ready tier keeps that were freed for want of
-    /// room, and when (`clock`), at most `remembered`.
-    private var recentlyFreed: [(bytes: Int, at: UInt64)] = []
+    /// The capacities and the bytes held of the last blocks holding more than the ready
+    /// tier keeps that were freed for want of room, and when (`clock`), at most
+    /// `remembered`.
+    private var recentlyFreed: [(capacity: Int, held: Int, at: UInt64)] = []
     /// The most freed blocks remembered.
     private static let remembered = 8
     /// Until when (`clock`) the reclaimable tier keeps blocks; 0 while it has not yet.
@@ -89,16 +98,16 @@ final class BlockPool: @unchecked Sendable {
         for block in blocks { free(block.start) }
     }
 
-    /// The blocks and bytes kept now in each tier.
+    /// The blocks kept now in each tier, and the bytes they hold.
     var kept: (readyBlocks: Int, ready: Int, reclaimableBlocks: Int, reclaimable: Int) {
         lock.withLock {
             blocks.reduce(into: (readyBlocks: 0, ready: 0, reclaimableBlocks: 0, reclaimable: 0)) { sum, block in
                 if block.reclaimable {
                     sum.reclaimableBlocks += 1
-                    sum.reclaimable += block.capacity
+                    sum.reclaimable += block.resident
                 } else {
                     sum.readyBlocks += 1
-                    sum.ready += block.capacity
+                    sum.ready += block.resident
                 }
             }
         }
@@ -123,14 +132,17 @@ final class BlockPool: @unchecked Sendable {
     func release(_ block: UnsafeMutableRawPointer?, capacity: Int) {
         guard let block else { return }
         guard keepsBlocks, capacity >= Self.minimumBlock, ForkSafety.generation == owner else { return free(block) }
+        let resident = capacity <= Self.maximumReady ? capacity : Self.residentBytes(block, capacity)
         let freed = lock.withLock {
             let now = clock()
-            if capacity <= Self.maximumReady {
-                blocks.append(Kept(start: block, capacity: capacity, reclaimable: false, since: now))
-            } else if capacity <= Self.maximumReclaimable, now < keepsReclaimableUntil, Self.markReclaimable(block, capacity) {
-                blocks.append(Kept(start: block, capacity: capacity, reclaimable: true, since: now))
+            var kept = Kept(start: block, capacity: capacity, resident: resident, reclaimable: false, since: now)
+            if resident <= Self.maximumReady {
+                blocks.append(kept)
+            } else if resident <= Self.maximumReclaimable, now < keepsReclaimableUntil, Self.markReclaimable(block, capacity) {
+                kept.reclaimable = true
+                blocks.append(kept)
             } else {
-                noteFreedForWantOfRoom(capacity, now: now)
+                noteFreedForWantOfRoom(kept, now: now)
                 return settle(now: now) + [block]
             }
             return settle(now: now)
@@ -138,19 +150,20 @@ final class BlockPool: @unchecked Sendable {
         for block in freed { free(block) }
     }
 
-    /// Frees every kept block; returns their bytes.
+    /// Frees every kept block; returns the bytes they held.
     func releaseAll() -> Int {
         let taken = lock.withLock {
             defer { blocks.removeAll() }
             return blocks
         }
         for block in taken { free(block.start) }
-        return taken.reduce(0) { $0 + $1.capacity }
+        return taken.reduce(0) { $0 + $1.resident }
     }
 
     /// The smallest kept block of at least `bytes`, taken out of the pool. When it is a
-    /// reclaimable one, or when none is and the pool freed one of that size for want of
-    /// room lately, the reclaimable tier keeps blocks for `reclaimableLifetime` again.
+    /// reclaimable one, or when none is and the pool lately freed for want of room one
+    /// that would have served it and held at most twice `bytes`, the reclaimable tier
+    /// keeps blocks for `reclaimableLifetime` again.
     private func take(atLeast bytes: Int) -> (UnsafeMutableRawPointer, Int)? {
         guard keepsBlocks, ForkSafety.generation == owner else { return nil }
         let (taken, freed) = lock.withLock {
@@ -164,7 +177,7 @@ final class BlockPool: @unchecked Sendable {
                 // A reclaimable block wanted again: the process still works in blocks that large.
                 if blocks[best].reclaimable { keepsReclaimableUntil = now &+ Self.reclaimableLifetime }
             } else if recentlyFreed.contains(where: { earlier in
-                earlier.bytes >= bytes && earlier.bytes / 2 <= bytes && now &- earlier.at < Self.reclaimableLifetime
+                earlier.capacity >= bytes && earlier.held / 2 <= bytes && now &- earlier.at < Self.reclaimableLifetime
             }) {
                 keepsReclaimableUntil = now &+ Self.reclaimableLifetime
             }
@@ -174,12 +187,13 @@ final class BlockPool: @unchecked Sendable {
         return taken.map { ($0.start, $0.capacity) }
     }
 
-    /// Remembers a block of `bytes` freed for want of room at `now`, when it is larger
-    /// than the ready tier keeps and not larger than the reclaimable one does (under the lock).
-    private func noteFreedForWantOfRoom(_ bytes: Int, now: UInt64) {
-        guard bytes > Self.maximumReady, bytes <= Self.maximumReclaimable else { return }
+    /// Remembers the capacity of `block` and what it held, freed for want of room at `now`,
+    /// when it held more than the ready tier keeps and not more than the reclaimable one
+    /// does (under the lock).
+    private func noteFreedForWantOfRoom(_ block: Kept, now: UInt64) {
+        guard block.resident > Self.maximumReady, block.resident <= Self.maximumReclaimable else { return }
         if recentlyFreed.count == Self.remembered { recentlyFreed.removeFirst() }
-        recentlyFreed.append((bytes, now))
+        recentlyFreed.append((block.capacity, block.resident, now))
     }
 
     /// Brings the tiers within their bounds (under the lock): the oldest ready blocks past
@@ -191,32 +205,32 @@ final class BlockPool: @unchecked Sendable {
         var reclaimable = (count: 0, bytes: 0)
         for block in blocks {
             if block.reclaimable {
-                reclaimable = (reclaimable.count + 1, reclaimable.bytes + block.capacity)
+                reclaimable = (reclaimable.count + 1, reclaimable.bytes + block.resident)
             } else {
-                ready = (ready.count + 1, ready.bytes + block.capacity)
+                ready = (ready.count + 1, ready.bytes + block.resident)
             }
         }
         var leaving: [Int] = []
         for index in blocks.indices where !blocks[index].reclaimable {
             guard ready.bytes > Self.maximumReady || ready.count > Self.maximumReadyBlocks else { break }
-            ready = (ready.count - 1, ready.bytes - blocks[index].capacity)
+            ready = (ready.count - 1, ready.bytes - blocks[index].resident)
             if now < keepsReclaimableUntil, Self.markReclaimable(blocks[index].start, blocks[index].capacity) {
                 blocks[index].reclaimable = true
                 blocks[index].since = now
-                reclaimable = (reclaimable.count + 1, reclaimable.bytes + blocks[index].capacity)
+                reclaimable = (reclaimable.count + 1, reclaimable.bytes + blocks[index].resident)
             } else {
-                noteFreedForWantOfRoom(blocks[index].capacity, now: now)
+                noteFreedForWantOfRoom(blocks[index], now: now)
                 leaving.append(index)
             }
         }
         for index in blocks.indices where blocks[index].reclaimable {
             let block = blocks[index]
             if reclaimable.bytes > Self.maximumReclaimable || reclaimable.count > Self.maximumReclaimableBlocks {
-                noteFreedForWantOfRoom(block.capacity, now: now)
+                noteFreedForWantOfRoom(block, now: now)
             } else if now &- block.since < Self.reclaimableLifetime {
                 continue
             }
-            reclaimable = (reclaimable.count - 1, reclaimable.bytes - block.capacity)
+            reclaimable = (reclaimable.count - 1, reclaimable.bytes - block.resident)
             leaving.append(index)
         }
         guard !leaving.isEmpty else { return [] }
@@ -232,6 +246,20 @@ final class BlockPool: @unchecked Sendable {
         let end = (Int(bitPattern: block) + capacity) & ~(pageSize - 1)
         guard end > first else { return true }
         return madvise(UnsafeMutableRawPointer(bitPattern: first), end - first, MADV_FREE) == 0
+    }
+
+    /// The bytes of the pages of `block` (of `capacity` bytes) in memory, as the kernel
+    /// counts them (`mincore`: a page never written is not; one marked `MADV_FREE` is
+    /// until the kernel takes it); `capacity` when it cannot tell. A block of 256 MiB
+    /// takes it some 50 µs.
+    private static func residentBytes(_ block: UnsafeMutableRawPointer, _ capacity: Int) -> Int {
+        let first = Int(bitPattern: block) & ~(pageSize - 1)
+        let pages = (Int(bitPattern: block) + capacity - first + pageSize - 1) / pageSize
+        let inMemory = [UInt8](unsafeUninitializedCapacity: pages) { vector, count in
+            count = mincore(UnsafeMutableRawPointer(bitPattern: first), pages * pageSize, vector.baseAddress) == 0 ? pages : 0
+        }
+        guard inMemory.count == pages else { return capacity }
+        return Swift.min(capacity, inMemory.reduce(0) { $0 + Int($1 & 1) } * pageSize)
     }
 
     /// The size of a page.

@@ -115,15 +115,15 @@ def version_number() -> int:
 
 
 def release_memory() -> int:
-    """Frees the memory libnormcache keeps between calls, and returns its bytes.
+    """Frees the memory libnormcache keeps between calls, and returns the bytes it held.
 
     Writes and reads of large responses let go of blocks of 256 KiB and more, and the
     library keeps them so that the next call does not fault in fresh pages: up to 32 MiB
     ready, and, while calls keep wanting blocks of the same large sizes, up to 256 MiB
     more that the kernel may take back when memory runs short (freed after 10 seconds
-    unused). They
-    count in the process's resident set until then; this frees them all now, as SQLite's
-    ``sqlite3_release_memory``. Process-wide and thread-safe.
+    unused), both counted by the memory the blocks hold, not the address space they
+    span. They count in the process's resident set until then; this frees them all now,
+    as SQLite's ``sqlite3_release_memory``. Process-wide and thread-safe.
     """
     released = c_size_t()
     _lib.normcache_release_memory(byref(released))
