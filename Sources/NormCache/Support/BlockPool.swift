@@ -160,17 +160,21 @@ final class BlockPool: @unchecked Sendable {
         return taken.reduce(0) { $0 + $1.resident }
     }
 
-    /// The smallest kept block of at least `bytes`, taken out of the pool. When it is a
-    /// reclaimable one, or when none is and the pool lately freed for want of room one
-    /// that would have served it and held at most twice `bytes`, the reclaimable tier
-    /// keeps blocks for `reclaimableLifetime` again.
+    /// The smallest kept block of at least `bytes`, taken out of the pool: a ready one, or
+    /// a reclaimable one that held at most twice `bytes` (a size that comes again; a
+    /// much smaller want would keep the tier alive for sizes no longer wanted, and pay
+    /// to mark all its pages again when it lets go). When it is a reclaimable one, or
+    /// when none is and the pool lately freed for want of room one that would have
+    /// served it and held at most twice `bytes`, the reclaimable tier keeps blocks for
+    /// `reclaimableLifetime` again.
     private func take(atLeast bytes: Int) -> (UnsafeMutableRawPointer, Int)? {
         guard keepsBlocks, ForkSafety.generation == owner else { return nil }
         let (taken, freed) = lock.withLock {
             let now = clock()
             let freed = settle(now: now)
             var best: Int?
-            for (index, block) in blocks.enumerated() where block.capacity >= bytes {
+            for (index, block) in blocks.enumerated()
+            where block.capacity >= bytes && (!block.reclaimable || block.resident / 2 <= bytes) {
                 if best.map({ block.capacity < blocks[$0].capacity }) ?? true { best = index }
             }
             if let best {

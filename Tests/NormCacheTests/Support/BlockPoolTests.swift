@@ -21,6 +21,17 @@ import Testing
         return (block, capacity)
     }
 
+    /// Arms `pool`'s reclaimable tier (a block of `overReady` freed, then wanted again)
+    /// and returns the block it keeps there, written whole.
+    static func keptReclaimable(_ pool: BlockPool) throws -> UnsafeMutableRawPointer {
+        let (first, firstCapacity) = try written(pool, overReady)
+        pool.release(first, capacity: firstCapacity)
+        let (second, secondCapacity) = try written(pool, overReady)
+        pool.release(second, capacity: secondCapacity)
+        #expect(pool.kept == (0, 0, 1, overReady))
+        return second
+    }
+
     @Test func theReadyTierKeepsLargeBlocksWithinItsBounds() throws {
         let pool = BlockPool()
         // A small block is freed, not kept; a large one is given back for the next request.
@@ -137,11 +148,7 @@ import Testing
         let clock = ManualClock()
         let pool = BlockPool(clock: { clock.milliseconds })
         // A size wanted again: the tier keeps blocks for its lifetime.
-        let (first, firstCapacity) = try Self.written(pool, Self.overReady)
-        pool.release(first, capacity: firstCapacity)
-        let (second, secondCapacity) = try Self.written(pool, Self.overReady)
-        pool.release(second, capacity: secondCapacity)
-        #expect(pool.kept == (0, 0, 1, Self.overReady))
+        let second = try Self.keptReclaimable(pool)
         // Taken again and again, each time nearly a lifetime later (the same large read
         // every few seconds): every time it is kept, long after the lifetime that the
         // first want again began.
@@ -153,6 +160,36 @@ import Testing
             pool.release(again, capacity: againCapacity)
             #expect(pool.kept == (0, 0, 1, Self.overReady))
         }
+    }
+
+    @Test func aReclaimableBlockServesOnlyWantsOfAtLeastHalfWhatItHeld() throws {
+        let clock = ManualClock()
+        let pool = BlockPool(clock: { clock.milliseconds })
+        let kept = try Self.keptReclaimable(pool)
+        // A much smaller want (a small put's tape after large writes) gets a block of its
+        // own, and the kept one stays kept.
+        let (small, smallCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock))
+        #expect(small != kept)
+        #expect(pool.kept == (0, 0, 1, Self.overReady))
+        pool.release(small, capacity: smallCapacity)
+        #expect(pool.kept == (1, BlockPool.minimumBlock, 1, Self.overReady))
+        // A want of half what it held takes it, and keeps the tier keeping blocks.
+        clock.milliseconds += BlockPool.reclaimableLifetime - 1
+        let (half, halfCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: Self.overReady / 2))
+        #expect(half == kept && halfCapacity == Self.overReady)
+        pool.release(half, capacity: halfCapacity)
+        // Small wants take the ready block; a lifetime after its last use, the
+        // reclaimable block leaves at the pool's next use.
+        clock.milliseconds += BlockPool.reclaimableLifetime - 1
+        let (again, againCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock))
+        #expect(again == small)
+        pool.release(again, capacity: againCapacity)
+        #expect(pool.kept == (1, BlockPool.minimumBlock, 1, Self.overReady))
+        clock.milliseconds += 1
+        let (last, lastCapacity) = try #require(pool.reallocate(nil, used: 0, capacity: 0, to: BlockPool.minimumBlock))
+        #expect(last == small)
+        #expect(pool.kept == (0, 0, 0, 0))
+        pool.release(last, capacity: lastCapacity)
     }
 
     @Test func aSmallerBlockWantedAfterALargeOneIsFreedKeepsNothing() throws {
