@@ -25,8 +25,9 @@ import Glibc
 /// an mmapped block freed: once a block is wanted, and none kept fits, that one the pool
 /// freed in the last `reclaimableLifetime` would have served (its capacity) and that is
 /// at least half of what that block held, more than the ready tier keeps, the tier keeps
-/// blocks for that long again, and as long again
-/// each time a reclaimable block is taken (a size that keeps coming). So one large call
+/// blocks for that long again, and as long again each time a reclaimable block is taken
+/// (a size that keeps coming). A reclaimable block goes only to a want of at least half
+/// what it held; smaller wants get ready blocks or malloc's. So one large call
 /// (a 50 MB response written once) holds no more memory than it did without the pool,
 /// and calls that come again (the same query read every second) fault in no fresh pages.
 ///
