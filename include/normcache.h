@@ -218,9 +218,9 @@ void normcache_free(void *buffer);
  * block now, as SQLite's sqlite3_release_memory; later calls keep blocks again.
  *
  * Stores the bytes of memory the freed blocks held in *out_released (may be NULL).
- * Returns NORMCACHE_OK. It frees no memory of open caches (LMDB keeps the pages of a cache's last write until
- * the cache's last handle in the process closes). Process-wide; thread-safe; any time,
- * also while other threads call the library.
+ * Returns NORMCACHE_OK. It frees no memory of open caches (LMDB keeps the pages of a
+ * cache's last write until the cache's last handle in the process closes).
+ * Process-wide; thread-safe; any time, also while other threads call the library.
  */
 int normcache_release_memory(size_t *out_released);
 

@@ -174,15 +174,16 @@ final class BlockPool: @unchecked Sendable {
             let now = clock()
             let freed = settle(now: now)
             var best: Int?
-            for (index, block) in blocks.enumerated()
-            where block.capacity >= bytes && (!block.reclaimable || block.resident / 2 <= bytes) {
-                if best.map({ block.capacity < blocks[$0].capacity }) ?? true { best = index }
+            for (index, block) in blocks.enumerated() {
+                let fits = block.reclaimable ? Self.servesItsSize(bytes, capacity: block.capacity, held: block.resident)
+                                             : block.capacity >= bytes
+                if fits, best.map({ block.capacity < blocks[$0].capacity }) ?? true { best = index }
             }
             if let best {
                 // A reclaimable block wanted again: the process still works in blocks that large.
                 if blocks[best].reclaimable { keepsReclaimableUntil = now &+ Self.reclaimableLifetime }
             } else if recentlyFreed.contains(where: { earlier in
-                earlier.capacity >= bytes && earlier.held / 2 <= bytes && now &- earlier.at < Self.reclaimableLifetime
+                Self.servesItsSize(bytes, capacity: earlier.capacity, held: earlier.held) && now &- earlier.at < Self.reclaimableLifetime
             }) {
                 keepsReclaimableUntil = now &+ Self.reclaimableLifetime
             }
@@ -190,6 +191,14 @@ final class BlockPool: @unchecked Sendable {
         }
         for block in freed { free(block) }
         return taken.map { ($0.start, $0.capacity) }
+    }
+
+    /// Whether a want of `bytes` is the size of a block of `capacity` that held `held`:
+    /// the block would serve it, and it is at least half of what the block held. What
+    /// the reclaimable tier counts as a size that comes again, for taking its blocks and
+    /// for keeping them.
+    private static func servesItsSize(_ bytes: Int, capacity: Int, held: Int) -> Bool {
+        capacity >= bytes && held / 2 <= bytes
     }
 
     /// Remembers the capacity of `block` and what it held, freed for want of room at `now`,
