@@ -1973,14 +1973,16 @@ int normcache_export(normcache *cache, int format, char **out_json, size_t *out_
  *
  * Every commit that changes data notes what it changed — the fields of stored records
  * ("Post:1.title"), whole records created, replaced or removed, key prefixes removed, or
- * "everything" (normcache_clear, or a commit too large to list) — and keeps that, in
- * the same transaction as the data, in a bounded log inside the cache file: the last
- * 1024 commits that changed data, and at most 16 MiB of them (a single commit of more
- * than 4 MiB of keys is logged as "everything"). Writes, puts, fragment writes,
- * documents, removes of records, fields and prefixes, clear, invalidation and
- * document refreshes all note their changes the same way. Commits are numbered by
- * LMDB's transaction id, which every process sees and which only grows; a commit that
- * changes nothing (a rewrite of the same values) is not logged and wakes no watcher.
+ * "everything" (normcache_clear, or a commit too large to list) — and keeps that, in the
+ * same transaction as the data, in a bounded log inside the cache file: the last 1024
+ * commits that changed data, and at most 16 MiB of pages of them (a single commit of
+ * more than 4 MiB of keys is logged as "everything"). A commit that takes the log past a
+ * bound trims it at once to 7/8 of both (896 commits, 14 MiB), so that the commits
+ * between two trims write their entry and nothing more. Writes, puts, fragment writes,
+ * documents, removes of records, fields and prefixes, clear, invalidation and document
+ * refreshes all note their changes the same way. Commits are numbered by LMDB's
+ * transaction id, which every process sees and which only grows; a commit that changes
+ * nothing (a rewrite of the same values) is not logged and wakes no watcher.
  *
  * A watcher holds an operation (or a fragment at a record key) with its variables and
  * a callback. It reads at once, noting what the read used: each record it looked for
@@ -1996,8 +1998,8 @@ int normcache_export(normcache *cache, int format, char **out_json, size_t *out_
  * watchers of every handle of the file by themselves, after the commit. Commits made
  * by other processes reach them when normcache_dispatch_changes is called: a process
  * that wants them waits with normcache_wait_commit (or polls normcache_last_commit on
- * its own timer) and then dispatches. A process that has fallen behind the log (more
- * than 1024 commits, or a commit it cannot read) reads every watcher again: correct,
+ * its own timer) and then dispatches. A process that has fallen behind the log (896
+ * commits or more, at worst, or a commit it cannot read) reads every watcher again: correct,
  * only slower.
  *
  * Callbacks of one file run one at a time, with no lock of the library held: on the

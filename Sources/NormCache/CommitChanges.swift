@@ -4,9 +4,9 @@ public struct CommitChanges: Equatable, Sendable {
     /// The newest commit covered: the file's newest when the changes were read.
     public var through: UInt64
     /// Whether `commits` holds every commit that changed data after the one asked
-    /// about; false when the log no longer reaches back that far (it keeps the last
-    /// 1024 commits and 16 MiB of them) or the file has no log: anything may have
-    /// changed.
+    /// about; false when the log no longer reaches back that far (it keeps at most the
+    /// last 1024 commits and 16 MiB of pages of them, trimmed to 7/8 of both when a
+    /// commit passes a bound) or the file has no log: anything may have changed.
     public var complete: Bool
     /// The logged commits that changed data, oldest first.
     public var commits: [LoggedCommit]

@@ -4,41 +4,52 @@
 /// the data they describe. Another process learns from it exactly what changed since
 /// the commit it last saw.
 ///
-/// The log keeps at most `maximumEntries` entries and `maximumBytes` bytes of them;
-/// the oldest go first. The meta entry `log_floor` is the newest commit whose entry may
-/// be gone (trimmed, or before the log existed): a reader that last saw a commit
-/// below it has fallen behind the log.
+/// The log keeps at most `maximumLogEntries` entries and `maximumLogBytes` bytes of
+/// pages; a commit that takes it past either bound trims the oldest entries until it holds
+/// no more than `trimmedShare` of both, so that trimming, and the floor it moves, is
+/// written in about one commit of every 128, not in each. The meta entry `log_floor` is
+/// the newest commit whose entry may be gone (trimmed, or before the log existed): a
+/// reader that last saw a commit below it has fallen behind the log. A commit that stays
+/// within the bounds writes its entry and nothing else beside its data.
 extension StoreTransaction {
     /// The most entries the log keeps.
     static let maximumLogEntries = 1024
-    /// The most bytes of entries the log keeps.
+    /// The most bytes of pages the log keeps (`mdb_stat`'s pages times the page size).
     static let maximumLogBytes = 16 << 20
+    /// The share of each bound a trimmed log keeps, in eighths.
+    static let trimmedShare = 7
 
     /// Appends `entry` as the log entry of this write transaction's commit, and trims
-    /// the oldest entries past the bounds.
+    /// the oldest entries when the log has passed a bound.
     func appendToCommitLog(_ entry: UnsafeRawBufferPointer) throws(NormCacheError) {
         guard let log else { return }
-        let id = txn.id
         try restartCommitLogIfRenumbered(log)
-        var bytes = try logBytes() + entry.count
         try lmdb { () throws(LMDBError) in
-            try Self.logKey(id).withBytes { (key) throws(LMDBError) in try txn.put(log, key, entry) }
+            try Self.logKey(txn.id).withBytes { (key) throws(LMDBError) in try txn.put(log, key, entry) }
         }
         var entries = try lmdb { () throws(LMDBError) in try txn.count(log) }
-        guard entries > Self.maximumLogEntries || bytes > Self.maximumLogBytes else { return try setLogBytes(bytes) }
+        guard try logPassedBounds(entries: entries, entryBound: Self.maximumLogEntries,
+                                  byteBound: Self.maximumLogBytes) else { return }
+        let keptEntries = Self.maximumLogEntries * Self.trimmedShare / 8
+        let keptBytes = Self.maximumLogBytes * Self.trimmedShare / 8
         let cursor = try lmdb { () throws(LMDBError) in try txn.cursor(log) }
         defer { cursor.close() }
         var floor = try logFloor()
-        while entries > 1, entries > Self.maximumLogEntries || bytes > Self.maximumLogBytes,
-              let (key, value) = try lmdb({ () throws(LMDBError) in try cursor.first() }) {
+        while entries > 1, try logPassedBounds(entries: entries, entryBound: keptEntries, byteBound: keptBytes),
+              let (key, _) = try lmdb({ () throws(LMDBError) in try cursor.first() }) {
             guard let commit = Self.commit(key) else { throw damaged(key) }
-            bytes -= value.count
             floor = max(floor, commit)
             try lmdb { () throws(LMDBError) in try cursor.deleteCurrent() }
             entries -= 1
         }
-        try setLogBytes(max(bytes, 0))
         try setLogFloor(floor)
+    }
+
+    /// Whether the log holds more than `entryBound` entries (it holds `entries`) or more
+    /// than `byteBound` bytes of pages.
+    private func logPassedBounds(entries: Int, entryBound: Int, byteBound: Int) throws(NormCacheError) -> Bool {
+        if entries > entryBound { return true }
+        return try logPageBytes() > byteBound
     }
 
     /// Empties the log when its ids are not all below this transaction's, which happens
@@ -52,7 +63,6 @@ extension StoreTransaction {
         cursor.close()
         guard try logFloor() >= id || (last ?? 0) >= id else { return }
         try lmdb { () throws(LMDBError) in try txn.empty(log) }
-        try setLogBytes(0)
         try setLogFloor(id - 1)
     }
 
@@ -68,7 +78,6 @@ extension StoreTransaction {
     /// changed data).
     func startCommitLog(new: Bool) throws(NormCacheError) {
         try setLogFloor(new ? txn.id - 1 : txn.id)
-        try setLogBytes(0)
     }
 
     /// Whether the file has a commit log (one opened read-only before any writer of
@@ -91,14 +100,6 @@ extension StoreTransaction {
             try visit(id, try checked(value, key))
             entry = try lmdb { () throws(LMDBError) in try cursor.next() }
         }
-    }
-
-    private func logBytes() throws(NormCacheError) -> Int {
-        Int(clamping: try metaValue("log_bytes").flatMap(Self.littleEndian) ?? 0)
-    }
-
-    private func setLogBytes(_ bytes: Int) throws(NormCacheError) {
-        try Self.littleEndianBytes(UInt64(bytes)).withBytes { (value) throws(NormCacheError) in try setMetaValue("log_bytes", value) }
     }
 
     private func setLogFloor(_ commit: UInt64) throws(NormCacheError) {

@@ -51,14 +51,50 @@ import Testing
     @Test func aReaderBehindTheLogIsToldItIsIncomplete() throws {
         let test = try TestCache(options: Self.fast)
         let start = try test.cache.lastCommit()
-        for round in 0...StoreTransaction.maximumLogEntries {
+        for round in 1...StoreTransaction.maximumLogEntries {
             _ = try test.cache.put(json: #"{"Counter:1": {"n": \#(round)}}"#)
         }
+        #expect(try test.cache.changes(since: start).commits.count == 1024)
+        #expect(try test.cache.changes(since: start).complete)
+        // The commit that takes the log past its bound trims it to 7/8 at once.
+        _ = try test.cache.put(json: #"{"Counter:1": {"n": 0}}"#)
         let changes = try test.cache.changes(since: start)
         #expect(!changes.complete)
-        #expect(changes.commits.count == StoreTransaction.maximumLogEntries)
-        #expect(changes.commits.first?.id == start + 2)
-        #expect(try test.cache.changes(since: start + 1).complete)
+        #expect(changes.commits.count == 896)
+        #expect(changes.commits.first?.id == start + 130)
+        #expect(changes.commits.last?.id == start + 1025)
+        #expect(try test.cache.changes(since: start + 129).complete)
+        #expect(try !test.cache.changes(since: start + 128).complete)
+        // The commits after a trim keep every entry until the bound is passed again.
+        _ = try test.cache.put(json: #"{"Counter:1": {"n": 1}}"#)
+        #expect(try test.cache.changes(since: start + 129).commits.count == 897)
+    }
+
+    @Test func theLogKeepsAtMostItsBytesOfPages() throws {
+        let test = try TestCache(options: Self.fast)
+        // 2,500 records under keys of 400 bytes: each commit that changes all their `n`
+        // fields logs 1 MB of field keys, in 248 overflow pages of its own; the log's one
+        // leaf page holds the entries' keys.
+        let keys = (0..<2_500).map { "Blob:" + String(repeating: "k", count: 390) + "\($0 + 10_000)" }
+        func putAll(_ n: Int) throws {
+            _ = try test.cache.put(json: "{" + keys.map { #""\#($0)": {"n": \#(n)}"# }.joined(separator: ",") + "}")
+        }
+        try putAll(0)
+        let start = try test.cache.lastCommit()
+        // The records' creation logged 246 pages, each round logs 248: 15 rounds fit in
+        // 16 MiB (4,096 pages); the 16th passes the bound, and the log keeps the 14
+        // newest rounds (3,473 pages), which fit in 14 MiB (3,584); three rounds on, it
+        // passes it again.
+        let keptRounds = [16: 14, 17: 15, 18: 16, 19: 14, 20: 15]
+        for round in 1...20 {
+            try putAll(round)
+            let kept = keptRounds[round] ?? round
+            let creationPages = round <= 15 ? 246 : 0
+            #expect(try test.cache.stats().logBytes == (creationPages + kept * 248 + 1) * 4096)
+            let changes = try test.cache.changes(since: start)
+            #expect(changes.complete == (round <= 15))
+            #expect(changes.commits.map(\.id) == Array((start + UInt64(round - kept + 1))...(start + UInt64(round))))
+        }
     }
 
     @Test func aWatcherBehindTheLogReadsAgain() throws {
