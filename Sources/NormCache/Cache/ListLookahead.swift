@@ -8,9 +8,9 @@
 /// A list of `minimumCount` elements or more has all its records looked up as the reader
 /// enters it, in key order, where one search after another stays on the same B-tree
 /// pages (LMDB's cursor looks on its current leaf page first), records that lie side by
-/// side are found by a step to the next entry (`RecordLookup.record(inKeyOrder:)`), and
-/// the pages are read in the order they lie; the repeats of a key, next to each other
-/// then, are looked up once.
+/// side are found by a step to the next entry (`RecordLookup.record`), and the pages
+/// are read in the order they lie; the repeats of a key, next to each other then, are
+/// looked up once.
 /// The reader then writes the elements in list order, and the bytes of the record
 /// `distance` elements on are asked for while it writes one. Records found so do not go
 /// through the reader's `RecordCache`: the key order already finds each repeat once.
@@ -88,7 +88,7 @@ struct ListLookahead: ~Copyable {
     /// The record `key` in `lookup`; a failed lookup is left to the reader.
     private static func find(_ key: UnsafeRawBufferPointer, with lookup: inout RecordLookup) -> Found {
         do {
-            guard let record = try lookup.record(inKeyOrder: key) else { return .absent }
+            guard let record = try lookup.record(key) else { return .absent }
             return .record(record)
         } catch {
             return .notLookedUp

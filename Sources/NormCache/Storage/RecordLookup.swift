@@ -1,15 +1,16 @@
 /// Lookups of records by key in one transaction through one cursor, opened at the first
-/// lookup: each is an `MDB_SET` search, without setting up a cursor every time as
-/// `mdb_get` does. A reader keeps one for all the records it follows.
+/// lookup, without setting up a cursor every time as `mdb_get` does. A reader keeps one
+/// for all the records it follows.
 ///
-/// Keys that come in ascending order (`record(inKeyOrder:)`: a list's records, sorted
-/// by key) look at the entry after the cursor's first. Where a list's records lie side
-/// by side in the file, as a feed's posts do, one step to the next entry of a leaf page
+/// A key greater than the one the cursor stands on looks at the entry after it first.
+/// Where records are asked for in the order they lie in the file — a list's records
+/// sorted by key, as a feed's posts are; the comments of posts and their replies, whose
+/// ids run on through a response — one step to the next entry of a leaf page
 /// (`MDB_NEXT`) finds the record, or shows that it is absent (the entry after is a
-/// greater key), where a search compares its way down the page again. A step that lands
-/// before the key falls back to the search, and the steps then pause for the next
-/// lookups, 1, 2, 4, … up to 64 of them, so that a list whose records lie apart costs
-/// about what searches alone would.
+/// greater key), where a search (`MDB_SET`) compares its way down the page again. A step
+/// that lands before the key falls back to the search, and the steps then pause for the
+/// next lookups, 1, 2, 4, … up to 64 of them, so that keys asked for in any other order
+/// cost about what searches alone would.
 struct RecordLookup: ~Copyable {
     /// The transaction the records are read in.
     let txn: StoreTransaction
@@ -31,30 +32,10 @@ struct RecordLookup: ~Copyable {
         cursor?.close()
     }
 
-    /// The stored bytes of the record `key`, or nil.
+    /// The stored bytes of the record `key`, or nil: a step from the cursor's entry when
+    /// the key is greater and the steps do not pause, else a search.
     @inline(__always)
     mutating func record(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer? {
-        // A long key is stored under a hash of it: a plain get, the cursor left where it is.
-        guard key.count <= StorageKey.directLimit else { return try txn.record(key) }
-        let cursor = try openCursor()
-        current = nil
-        guard let found = try txn.lmdb({ () throws(LMDBError) in try cursor.findEntry(key) }) else { return nil }
-        current = found.key
-        return try txn.checked(found.value, key)
-    }
-
-    /// Starts lookups in key order: steps are tried from the first.
-    mutating func beginKeyOrder() {
-        pausedSteps = 0
-        nextPause = 1
-    }
-
-    /// The stored bytes of the record `key`, or nil, for keys that come in ascending
-    /// order (a list's keys in order, from `beginKeyOrder`): a step from the cursor's
-    /// entry first, unless the steps pause. A key not greater than the cursor's, or a
-    /// long one, is searched as `record` does.
-    @inline(__always)
-    mutating func record(inKeyOrder key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer? {
         if let from = current, key.count <= StorageKey.directLimit, KeyBytes.compare(from, key) < 0 {
             if pausedSteps > 0 {
                 pausedSteps &-= 1
@@ -62,7 +43,25 @@ struct RecordLookup: ~Copyable {
                 return record
             }
         }
-        return try record(key)
+        return try search(key)
+    }
+
+    /// Starts lookups in key order (a list's keys, sorted): steps are tried from the first.
+    mutating func beginKeyOrder() {
+        pausedSteps = 0
+        nextPause = 1
+    }
+
+    /// The stored bytes of the record `key`, or nil, found by an `MDB_SET` search.
+    @inline(__always)
+    private mutating func search(_ key: UnsafeRawBufferPointer) throws(NormCacheError) -> UnsafeRawBufferPointer? {
+        // A long key is stored under a hash of it: a plain get, the cursor left where it is.
+        guard key.count <= StorageKey.directLimit else { return try txn.record(key) }
+        let cursor = try openCursor()
+        current = nil
+        guard let found = try txn.lmdb({ () throws(LMDBError) in try cursor.findEntry(key) }) else { return nil }
+        current = found.key
+        return try txn.checked(found.value, key)
     }
 
     /// What a step from the cursor's entry found for a greater key.
