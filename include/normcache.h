@@ -1998,9 +1998,9 @@ int normcache_export(normcache *cache, int format, char **out_json, size_t *out_
  * watchers of every handle of the file by themselves, after the commit. Commits made
  * by other processes reach them when normcache_dispatch_changes is called: a process
  * that wants them waits with normcache_wait_commit (or polls normcache_last_commit on
- * its own timer) and then dispatches. A process that has fallen behind the log (896
- * commits or more, at worst, or a commit it cannot read) reads every watcher again: correct,
- * only slower.
+ * its own timer) and then dispatches. A process that has fallen behind the log (more
+ * commits than it keeps: 896 to 1024, fewer when they are large; or a commit it cannot
+ * read) reads every watcher again: correct, only slower.
  *
  * Callbacks of one file run one at a time, with no lock of the library held: on the
  * thread whose commit, normcache_watch or normcache_dispatch_changes finds no delivery

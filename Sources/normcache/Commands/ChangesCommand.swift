@@ -11,7 +11,8 @@ struct ChangesCommand: ParsableCommand {
             Each commit that changed data is printed on a line: its id, then the fields it changed \
             in records stored before (Pet:1.age), the records it created, replaced or removed \
             whole, the key prefixes it removed, or "everything" (a clear). The log keeps the last \
-            1024 such commits; asked about older ones, the command says the log is incomplete. \
+            896 to 1024 such commits (fewer when they are large); asked about older ones, the \
+            command says the log is incomplete. \
             Without --since it starts at the newest commit, so only --follow prints anything. \
             --follow waits for more (polling every 5 ms at most) until --timeout seconds pass \
             without a commit, or for ever. --json prints each batch as normcache_changes_since's \
