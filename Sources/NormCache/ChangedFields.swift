@@ -46,14 +46,12 @@ public struct ChangedFields: RandomAccessCollection, Hashable, Sendable, Express
                 }
                 base.storeBytes(of: UInt8(ascii: "\""), toByteOffset: offset, as: UInt8.self)
                 offset &+= 1
-                let nameStart = offset
-                if let source = record.baseAddress { (base + offset).copyExactly(from: source, count: record.count) }
+                guard Self.copyPlain(record, to: base + offset) else { plain = false; return }
                 offset &+= record.count
                 base.storeBytes(of: UInt8(ascii: "."), toByteOffset: offset, as: UInt8.self)
                 offset &+= 1
-                if let source = field.baseAddress { (base + offset).copyExactly(from: source, count: field.count) }
+                guard Self.copyPlain(field, to: base + offset) else { plain = false; return }
                 offset &+= field.count
-                guard JSONString.plainPrefix(base + nameStart, offset &- nameStart) == offset &- nameStart else { plain = false; return }
                 ends[index] = offset
                 base.storeBytes(of: UInt8(ascii: "\""), toByteOffset: offset, as: UInt8.self)
                 offset &+= 1
@@ -68,6 +66,15 @@ public struct ChangedFields: RandomAccessCollection, Hashable, Sendable, Express
             return
         }
         self.init(text: text, ends: ends, escaped: false)
+    }
+
+    /// Copies `bytes` to `out` and says whether none of them needs a JSON escape (false
+    /// with only some copied). The check reads the source, not the bytes just stored,
+    /// which a load wider than the stores would wait for.
+    @inline(__always)
+    private static func copyPlain(_ bytes: UnsafeRawBufferPointer, to out: UnsafeMutableRawPointer) -> Bool {
+        guard let start = bytes.baseAddress else { return true }
+        return JSONString.plainPrefix(start, bytes.count, copyingTo: out) == bytes.count
     }
 
     private init(text: [UInt8], ends: [Int], escaped: Bool) {
