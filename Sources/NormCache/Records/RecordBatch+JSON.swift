@@ -32,12 +32,13 @@ extension RecordBatch {
             throw NormCacheError(.json, "JSON error at byte \(fieldsToken.offset): record '\(String(decoding: key, as: UTF8.self))' must be a JSON object of fields, not \(fieldsToken.kind)")
         }
         let start = runStart
+        let hash = hashAskingForSlot(key)
         var order = takeOrders(Int(fieldsToken.length))
         for field in document.members(ofObject: record.value) {
             try addField(field, of: document, recordKey: key, order: order)
             order += 1
         }
-        try addRecord(key: key, runFrom: start, sorted: false)
+        try addRecord(key: key, hash: hash, runFrom: start, sorted: false)
     }
 
     /// Adds one member of a record's JSON object as a field of the run being built.

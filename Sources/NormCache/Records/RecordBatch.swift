@@ -167,11 +167,25 @@ struct RecordBatch: ~Copyable {
     /// it is sorted here, and of a key given twice the later value wins. Throws
     /// `.outOfMemory` when the values of the run could not all be held.
     mutating func addRecord(key: UnsafeRawBufferPointer, runFrom start: Int, sorted: Bool) throws(NormCacheError) {
+        try addRecord(key: key, hash: index.hash(key), runFrom: start, sorted: sorted)
+    }
+
+    /// The hash of `key` in the batch's index, its slot asked for: a caller that knows a
+    /// record's key before it reads the record's fields (records JSON) passes the hash to
+    /// `addRecord(key:hash:runFrom:sorted:)`, which then finds the slot in the CPU's caches.
+    @inline(__always)
+    func hashAskingForSlot(_ key: UnsafeRawBufferPointer) -> UInt32 {
+        let hash = index.hash(key)
+        index.prefetch(hash)
+        return hash
+    }
+
+    /// `addRecord(key:runFrom:sorted:)` with the key's `hash` in the index already taken.
+    mutating func addRecord(key: UnsafeRawBufferPointer, hash: UInt32, runFrom start: Int, sorted: Bool) throws(NormCacheError) {
         try values.check(while: "encoding the values of the records")
         if !sorted {
             if grouping { pending.sortRun(from: start) } else { Self.sortRun(&fields, from: start) }
         }
-        let hash = index.hash(key)
         if grouping {
             index.prefetch(hash)
             try pending.add(key: key, hash: hash, runFrom: start)
