@@ -4,8 +4,9 @@ import Testing
 @testable import NormCache
 
 /// The commit log in the file: exact changes per kind of commit, no entry for a commit
-/// that changed nothing, the bounds (a reader far behind is told the log is incomplete),
-/// a read-only handle, waiting for a commit, and watchers woken by many threads' writes.
+/// that changed nothing, the bounds (a reader far behind is told the log is incomplete; a
+/// commit within them leaves the meta database unwritten), a read-only handle, waiting
+/// for a commit, and watchers woken by many threads' writes.
 @Suite struct CommitLogTests {
     static var fast: CacheOptions {
         var options = CacheOptions()
@@ -68,6 +69,33 @@ import Testing
         // The commits after a trim keep every entry until the bound is passed again.
         _ = try test.cache.put(json: #"{"Counter:1": {"n": 1}}"#)
         #expect(try test.cache.changes(since: start + 129).commits.count == 897)
+    }
+
+    /// A commit within the log's bounds writes its records and its log entry, and not the
+    /// meta database: its leaf page stays where it was in the map (a page written is
+    /// copied to another), until a commit passes a bound and moves the floor.
+    @Test func aCommitWithinTheBoundsLeavesTheMetaDatabaseUnwritten() throws {
+        let test = try TestCache(options: Self.fast)
+        let store = test.cache.store
+        func floor() throws -> (address: UnsafeRawPointer?, value: UInt64) {
+            try store.read { (txn) throws(NormCacheError) in (try txn.metaValue("log_floor")?.baseAddress, try txn.logFloor()) }
+        }
+        let start = try test.cache.lastCommit()
+        for round in 1...StoreTransaction.maximumLogEntries + 1 {
+            _ = try test.cache.put(json: #"{"Counter:1": {"n": \#(round)}}"#)
+        }
+        let trimmed = try floor()
+        #expect(trimmed.address != nil && trimmed.value == start + 129)
+        for round in 1...100 {
+            _ = try test.cache.put(json: #"{"Counter:1": {"n": -\#(round)}, "Other:\#(round)": {"m": 1}}"#)
+        }
+        let within = try floor()
+        #expect(within.address == trimmed.address && within.value == trimmed.value)
+        for round in 1...40 {
+            _ = try test.cache.put(json: #"{"Counter:1": {"n": \#(round)}}"#)
+        }
+        let moved = try floor()
+        #expect(moved.address != trimmed.address && moved.value == start + 129 + 129)
     }
 
     @Test func theLogKeepsAtMostItsBytesOfPages() throws {
