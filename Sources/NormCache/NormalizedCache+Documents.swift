@@ -73,7 +73,7 @@ extension NormalizedCache {
                         throw NormCacheError(.invalidArgument, "the entity '\(KeyBytes.preview(entity))' of the document '\(KeyBytes.preview(key))' has the key of a document")
                     }
                 }
-                try Writer(store: store, encoder: RecordEncoder(metadata: metadata)).merge(entities, in: txn, noting: nil)
+                _ = try Writer(store: store, encoder: RecordEncoder(metadata: metadata)).merge(entities, in: txn, reportingChanges: false)
             }
             try txn.setRecord(key, record)
             txn.changes?.noteRecord(key)

@@ -164,7 +164,7 @@ struct OperationTarget: ExecutionTarget {
                                                     keepingMutationRoot: true, strictKeys: strictKeys)
             }
             let read = try cache.store.write(reserving: batch.byteCount, committing: committing) { (txn) throws(NormCacheError) -> ReadResult in
-                try writer.merge(batch, in: txn, noting: nil)
+                _ = try writer.merge(batch, in: txn, reportingChanges: false)
                 return try cache.read(operation, at: rootKey, in: txn, context: context, freshness: freshness) { (reader) throws(NormCacheError) in
                     NormalizedCache.result(of: reader, partial: true)
                 }

@@ -95,6 +95,32 @@ import Testing
         #expect(try test.cache.put(json: #"{"R:0": {"a": 6}}"#) != first)
     }
 
+    /// Through writes: records out of key order, one given again (its fields keep the
+    /// place of their first appearance), then a rewrite that changes a few fields.
+    @Test func aPutNamesItsChangesInInputOrder() throws {
+        let test = try TestCache()
+        let changed = try test.cache.put(json: #"{"Pet:2": {"b": 1, "a": 2}, "Pet:10": {"z": 1}, "Owner:1": {"pet": {"$reference": "Pet:2"}}, "Pet:2": {"c": 3, "a": 4}}"#)
+        #expect(changed == ["Pet:2.b", "Pet:2.a", "Pet:10.z", "Owner:1.pet", "Pet:2.c"])
+        #expect(try test.cache.record("Pet:2") == #"{"a":4,"b":1,"c":3}"#)
+        let again = try test.cache.put(json: #"{"Pet:2": {"b": 1, "a": 5}, "Pet:10": {"z": 2, "y": 0}, "Owner:1": {"pet": {"$reference": "Pet:2"}}}"#)
+        #expect(again == ["Pet:2.a", "Pet:10.z", "Pet:10.y"])
+    }
+
+    /// A record given `repeats` times takes that many input places for one changed field;
+    /// ten records in falling key order follow. With 1,058 repeats the last place (1,067)
+    /// is below the bound of the table of places (4 × 11 changes + 1,024), with 1,059 it
+    /// is not and the changes are sorted: the same order either way.
+    @Test func theTableOfPlacesAndTheSortAgree() throws {
+        for repeats in [1058, 1059] {
+            let test = try TestCache()
+            let hot = (0..<repeats).map { #""Hot:1": {"n": \#($0)}"# }
+            let others = (0..<10).map { #""R:\#(9 - $0)": {"v": 1}"# }
+            let changed = try test.cache.put(json: "{" + (hot + others).joined(separator: ",") + "}")
+            #expect(Array(changed) == ["Hot:1.n"] + (0..<10).map { "R:\(9 - $0).v" })
+            #expect(try test.cache.record("Hot:1") == #"{"n":\#(repeats - 1)}"#)
+        }
+    }
+
     /// A put of records whose keys need escapes reports them by name, and as JSON.
     @Test func aPutReportsEscapedKeys() throws {
         let test = try TestCache()

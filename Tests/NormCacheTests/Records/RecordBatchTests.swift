@@ -25,7 +25,7 @@ import Testing
 
     @Test func aFewChangesAmongManyFieldsComeInInputOrder() throws {
         // 3,000 fields, of which three change: their places in the input are too sparse
-        // for the table of places (`ChangeList`), and are sorted instead.
+        // for the table of places (`Writer.names`), and are sorted instead.
         let test = try TestCache()
         func records(changing changed: Set<Int>) -> String {
             "{" + (0..<1000).map { (id: Int) -> String in
