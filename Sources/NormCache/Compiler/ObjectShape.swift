@@ -116,6 +116,9 @@ final class ObjectShape {
     let fallbackTypename: UnsafeRawBufferPointer?
 
     private let text: UnsafeMutableRawPointer
+    /// The shape whose bytes and orders this one shares (`init(unknownTypenameFrom:)`),
+    /// kept alive for them; nil when the shape owns its own.
+    private let sharing: ObjectShape?
     /// The memo the shape belongs to (which outlives it), for response paths in messages.
     unowned(unsafe) let memo: ShapeMemo
 
@@ -123,6 +126,7 @@ final class ObjectShape {
     init(plan: SelectionPlan, typename typenameBytes: [UInt8]?, declaredType declaredTypeID: Int32, rootTyped: Bool,
          context: SelectionContext, memo: ShapeMemo) throws(NormCacheError) {
         self.memo = memo
+        sharing = nil
         let declaredType = declaredTypeID >= 0 ? memo.typeNames[Int(declaredTypeID)] : nil
         let typenameText = typenameBytes.map { String(decoding: $0, as: UTF8.self) }
         var undecided = false
@@ -233,12 +237,48 @@ final class ObjectShape {
         lastPositions.initialize(repeating: 0)
     }
 
+    /// The shape of the same plan, declared type and root for an unknown typename, made
+    /// from `shape`, one compiled for a typename that made no difference to its fields
+    /// (`ShapeMemo.typenameMatters`): what compiling for no typename would give, the
+    /// fields and orders of `shape` with no typename, key rule or impossibility, and the
+    /// remembered positions and child shapes of its own. The reader asks for such shapes
+    /// when nothing it reads depends on the typename, and the normalizer has compiled
+    /// the same plan for the response's typenames moments before, in the same call
+    /// context: a copy costs two allocations where a compile costs a few hundred.
+    init(unknownTypenameFrom shape: ObjectShape) {
+        memo = shape.memo
+        sharing = shape
+        typename = nil
+        collected = shape.collected
+        undecided = shape.undecided
+        text = shape.text
+        storageOrder = shape.storageOrder
+        hasSharedStorageKeys = shape.hasSharedStorageKeys
+        outputFields = shape.outputFields
+        lookupOrder = shape.lookupOrder
+        policyKeys = shape.policyKeys
+        keyRule = nil
+        isImpossible = false
+        fallbackTypename = shape.fallbackTypename
+        fields = .allocate(capacity: shape.fields.count)
+        for index in shape.fields.indices {
+            var field = shape.fields[index]
+            field.lastChild = nil
+            field.cacheLookups = 0
+            field.cacheHits = 0
+            fields.initializeElement(at: index, to: field)
+        }
+        lastPositions = .allocate(capacity: lookupOrder.count)
+        lastPositions.initialize(repeating: 0)
+    }
+
     deinit {
         fields.deallocate()
+        lastPositions.deallocate()
+        guard sharing == nil else { return }
         storageOrder.deallocate()
         outputFields.deallocate()
         lookupOrder.deallocate()
-        lastPositions.deallocate()
         free(text)
     }
 
@@ -277,7 +317,17 @@ final class ShapeMemo {
         let rootTyped: Bool
     }
 
+    /// A plan where a type is declared, whatever the typename.
+    private struct PlanKey: Hashable {
+        let plan: ObjectIdentifier
+        let declaredType: Int32
+        let rootTyped: Bool
+    }
+
     private var shapes: [Key: ObjectShape] = [:]
+    /// The first shape of each plan compiled for a typename, which the shape of the plan
+    /// for an unknown typename is made from when the typename made no difference.
+    private var compiledForATypename: [PlanKey: ObjectShape] = [:]
     /// Type names by id.
     private(set) var typeNames: [String] = []
     private var typeIDs: [String: Int32] = [:]
@@ -295,10 +345,25 @@ final class ShapeMemo {
                context: SelectionContext) throws(NormCacheError) -> ObjectShape {
         let key = Key(plan: ObjectIdentifier(plan), typename: typename.map(Array.init), declaredType: declaredType, rootTyped: rootTyped)
         if let known = shapes[key] { return known }
-        let made = try ObjectShape(plan: plan, typename: key.typename, declaredType: declaredType, rootTyped: rootTyped,
+        let planKey = PlanKey(plan: key.plan, declaredType: declaredType, rootTyped: rootTyped)
+        let made: ObjectShape
+        if typename == nil, let compiled = compiledForATypename[planKey], !Self.typenameMatters(plan, context: context) {
+            made = ObjectShape(unknownTypenameFrom: compiled)
+        } else {
+            made = try ObjectShape(plan: plan, typename: key.typename, declaredType: declaredType, rootTyped: rootTyped,
                                    context: context, memo: self)
+            if typename != nil, compiledForATypename[planKey] == nil { compiledForATypename[planKey] = made }
+        }
         shapes[key] = made
         return made
+    }
+
+    /// Whether the typename an object of `plan` has can change what its shape holds
+    /// besides the typename, key rule and impossibility: when a group of the plan has a
+    /// type condition (the fields collected), a field policy is configured (the records
+    /// it names, by parent type) or max-age rules are (a field's rule, by parent type).
+    static func typenameMatters(_ plan: SelectionPlan, context: SelectionContext) -> Bool {
+        plan.hasTypeConditions || !context.keyRules.fieldPolicies.isEmpty || !context.maxAgeRules.isEmpty
     }
 
     deinit {
