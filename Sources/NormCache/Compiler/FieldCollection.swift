@@ -1,24 +1,42 @@
 /// The fields a selection plan asks of one object: groups whose type condition
 /// matches the object and whose `@include`/`@skip` conditions hold are flattened in,
 /// and fields of one response key are merged (GraphQL's CollectFields).
-struct CollectedField {
+struct CollectedField: Sendable {
     /// The first field of this response key.
     var field: PlannedField
-    /// The sub-selections of every field of this response key.
-    var plans: [SelectionPlan] {
-        didSet { plan = plans.count > 1 ? SelectionPlan(items: plans.flatMap(\.items)) : plans.first }
-    }
     /// Whether every field of this response key was added by the network document.
     var isAdded: Bool
     /// The merged sub-selections (nil for a leaf), made once.
     private(set) var plan: SelectionPlan?
+    /// The sub-selections of every field of this response key, once a second field of
+    /// it has one (until then `plan` is the only one, and this is empty).
+    private var mergedPlans: [SelectionPlan] = []
 
-    /// The field `field` of sub-selections `plans`.
-    init(field: PlannedField, plans: [SelectionPlan], isAdded: Bool) {
+    /// The field `field`, the first of its response key.
+    init(field: PlannedField) {
         self.field = field
-        self.plans = plans
-        self.isAdded = isAdded
-        plan = plans.first
+        isAdded = field.isAdded
+        plan = field.plan
+    }
+
+    /// Merges in a later field of the same response key.
+    mutating func merge(_ later: PlannedField) {
+        isAdded = isAdded && later.isAdded
+        guard let subplan = later.plan else { return }
+        if mergedPlans.isEmpty, let plan { mergedPlans = [plan] }
+        mergedPlans.append(subplan)
+        plan = mergedPlans.count > 1 ? SelectionPlan(items: mergedPlans.flatMap(\.items)) : subplan
+    }
+
+    /// Adds `field` to `collected`, merged into the field of its response key when
+    /// `positions` (response key → index in `collected`) has one.
+    static func add(_ field: PlannedField, to collected: inout [CollectedField], positions: inout [String: Int]) {
+        if let position = positions[field.responseKey] {
+            collected[position].merge(field)
+        } else {
+            positions[field.responseKey] = collected.count
+            collected.append(CollectedField(field: field))
+        }
     }
 }
 
@@ -71,6 +89,7 @@ final class SelectionContext {
     /// out).
     func collectFields(_ plan: SelectionPlan, typename: String?, parentType: String?,
                        undecided: inout Bool) throws(NormCacheError) -> [CollectedField] {
+        if let fields = plan.unconditionalFields { return fields }
         var collected: [CollectedField] = []
         var positions: [String: Int] = [:]
         try collect(plan, typename: typename, parentType: parentType, into: &collected, positions: &positions,
@@ -84,13 +103,7 @@ final class SelectionContext {
             switch item {
             case .field(let field):
                 guard try allHold(field.conditions) else { continue }
-                if let position = positions[field.responseKey] {
-                    if let subplan = field.plan { collected[position].plans.append(subplan) }
-                    collected[position].isAdded = collected[position].isAdded && field.isAdded
-                } else {
-                    positions[field.responseKey] = collected.count
-                    collected.append(CollectedField(field: field, plans: field.plan.map { [$0] } ?? [], isAdded: field.isAdded))
-                }
+                CollectedField.add(field, to: &collected, positions: &positions)
             case .group(let condition, let conditions, let subplan):
                 guard try allHold(conditions) else { continue }
                 guard let applies = matches(condition, typename: typename, parentType: parentType) else {

@@ -135,40 +135,29 @@ final class ObjectShape {
         self.undecided = undecided
         self.collected = collected
 
-        var storageKeys: [[UInt8]] = []
-        var outputNames: [[UInt8]] = []
+        let count = collected.count
         var policies: [PolicyKeys] = []
-        var policyIndex: [Int32] = []
-        for collected in collected {
-            let field = collected.field
-            storageKeys.append(Array(FieldStorageKey.make(name: field.name, arguments: field.arguments, variables: context.variables,
-                                                          floatArguments: field.floatArguments).utf8))
-            var name = ByteBuffer()
-            name.append(UInt8(ascii: ","))
-            name.appendQuoted(field.responseKey.utf8)
-            name.append(UInt8(ascii: ":"))
-            outputNames.append(name.array)
-            if !collected.isAdded, collected.plan != nil,
-               let keys = FieldPolicy.keys(field, parentTypename: typenameText ?? declaredType, context: context) {
-                policyIndex.append(Int32(policies.count))
+        var policyIndex = [Int32](repeating: -1, count: count)
+        if !context.keyRules.fieldPolicies.isEmpty {
+            for index in 0..<count where !collected[index].isAdded && collected[index].plan != nil {
+                guard let keys = FieldPolicy.keys(collected[index].field, parentTypename: typenameText ?? declaredType,
+                                                  context: context) else { continue }
+                policyIndex[index] = Int32(policies.count)
                 policies.append(keys)
-            } else {
-                policyIndex.append(-1)
             }
         }
         policyKeys = policies
 
         fallbackTypename = memo.fallbackTypename(declaredTypeID, rootTyped: rootTyped, schema: context.schema)
 
-        var rule: (group: [UInt8], keyFields: [[UInt8]], isUsable: Bool, unselected: [Int])?
+        var rule: (group: String, keyFields: [String], isUsable: Bool, unselected: [Int])?
         if let typenameText, let policy = context.keyRules.policy(for: typenameText, declaredType: declaredType, schema: context.schema) {
             let usable = policy.keyFields.allSatisfy { name in
                 guard let owner = plan.field(withResponseKey: name) else { return true }
                 return owner.name == name && owner.arguments.isEmpty
             }
-            let selected = Set(collected.map(\.field.responseKey))
-            rule = (Array((policy.group ?? typenameText).utf8), policy.keyFields.map { Array($0.utf8) }, usable,
-                    policy.keyFields.indices.filter { !selected.contains(policy.keyFields[$0]) })
+            rule = (policy.group ?? typenameText, policy.keyFields, usable,
+                    policy.keyFields.indices.filter { key in !collected.contains { $0.field.responseKey == policy.keyFields[key] } })
         }
         if let schema = context.schema, let declaredType, let typenameText, schema.type(named: declaredType) != nil,
            schema.type(named: typenameText) != nil {
@@ -177,62 +166,70 @@ final class ObjectShape {
             isImpossible = false
         }
 
-        // One block for every byte the loops touch.
-        var pieces: [[UInt8]] = []
-        func store(_ bytes: [UInt8]) -> Int {
-            pieces.append(bytes)
-            return pieces.count - 1
+        // One block for every byte the loops touch, written in place: the typename, the
+        // key rule's group and key fields, then each field's response key, storage key
+        // and output name (`,"responseKey":`). Ranges into it until it is handed over.
+        var block = ByteBuffer(capacity: 64 + collected.reduce(0) { $0 + 3 * $1.field.responseKey.utf8.count + $1.field.name.utf8.count })
+        let typenameRange = typenameBytes.map { Self.place($0, in: &block) }
+        let groupRange = rule.map { Self.place($0.group.utf8, in: &block) }
+        let keyFieldRanges = rule.map { $0.keyFields.map { Self.place($0.utf8, in: &block) } } ?? []
+        var fieldRanges: [(response: Range<Int>, storage: Range<Int>, output: Range<Int>)] = []
+        fieldRanges.reserveCapacity(count)
+        // (Each field is read through `collected[index]`, not copied out: a copy of a
+        // `PlannedField` retains every string and array it holds.)
+        for index in 0..<count {
+            var responseKey = collected[index].field.responseKey
+            let response = Self.place(responseKey.utf8, in: &block)
+            let storage = Self.place(FieldStorageKey.make(name: collected[index].field.name, arguments: collected[index].field.arguments,
+                                                          variables: context.variables,
+                                                          floatArguments: collected[index].field.floatArguments).utf8, in: &block)
+            let outputStart = block.count
+            block.append(UInt8(ascii: ","))
+            responseKey.withUTF8 { block.appendQuoted(UnsafeRawBufferPointer($0)) }
+            block.append(UInt8(ascii: ":"))
+            fieldRanges.append((response, storage, outputStart..<block.count))
         }
-        let typenameRange = typenameBytes.map(store)
-        let groupRange = rule.map { store($0.group) }
-        let keyFieldRanges = rule.map { $0.keyFields.map(store) } ?? []
-        var fieldRanges: [(response: Int, storage: Int, output: Int)] = []
-        for (index, collected) in collected.enumerated() {
-            fieldRanges.append((store(Array(collected.field.responseKey.utf8)), store(storageKeys[index]), store(outputNames[index])))
+        // The fields in storage-key order (equal keys in document order), while the
+        // bytes can still be compared in the block.
+        let storageBytes = block.bytes
+        func storageKey(_ index: Int) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: storageBytes[fieldRanges[index].storage]) }
+        let order = (0..<count).sorted { left, right in
+            let ordered = KeyBytes.compare(storageKey(left), storageKey(right))
+            return ordered == 0 ? left < right : ordered < 0
         }
-        var block = ByteBuffer()
-        var offsets: [Int] = []
-        for piece in pieces {
-            offsets.append(block.count)
-            block.append(contentsOf: piece)
-        }
+        hasSharedStorageKeys = zip(order, order.dropFirst()).contains { KeyBytes.equal(storageKey($0), storageKey($1)) }
+
         let start = block.takeBlock().start
         text = start
-        func bytes(_ piece: Int) -> UnsafeRawBufferPointer {
-            UnsafeRawBufferPointer(start: start + offsets[piece], count: pieces[piece].count)
+        func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(start: start + range.lowerBound, count: range.count)
         }
         typename = typenameRange.map(bytes)
         keyRule = rule.map { rule in
             KeyRule(group: bytes(groupRange!), keyFields: keyFieldRanges.map(bytes),
-                    selectedFields: rule.keyFields.map { name in collected.firstIndex { Array($0.field.responseKey.utf8) == name } ?? -1 },
+                    selectedFields: rule.keyFields.map { name in collected.firstIndex { $0.field.responseKey == name } ?? -1 },
                     isUsable: rule.isUsable, unselected: rule.unselected)
         }
 
         let parentTypes = [typenameText, declaredType].compactMap { $0 }
-        fields = .allocate(capacity: collected.count)
-        for (index, collected) in collected.enumerated() {
-            let field = collected.field
+        fields = .allocate(capacity: count)
+        for index in 0..<count {
+            let namedType = collected[index].field.type?.namedType
             let maxAgeRule = context.maxAgeRules.isEmpty ? FieldMaxAgeRule.defaultMaxAge
-                : context.maxAgeRules.rule(field: field.name, parentTypes: parentTypes, fieldType: field.type?.namedType,
-                                           isComposite: collected.plan != nil, isRootField: false, schema: context.schema)
+                : context.maxAgeRules.rule(field: collected[index].field.name, parentTypes: parentTypes, fieldType: namedType,
+                                           isComposite: collected[index].plan != nil, isRootField: false, schema: context.schema)
             fields.initializeElement(at: index, to: Field(
                 responseKey: bytes(fieldRanges[index].response), storageKey: bytes(fieldRanges[index].storage),
-                outputName: bytes(fieldRanges[index].output), plan: collected.plan.map(Unmanaged.passUnretained), type: field.typeShape,
-                namedType: field.type.map { memo.typeID($0.namedType) } ?? -1,
-                responseKeyID: memo.keyID(field.responseKey), isAdded: collected.isAdded,
-                isTypename: field.name == "__typename", policy: policyIndex[index], maxAgeRule: maxAgeRule, lastChild: nil,
-                cacheLookups: 0, cacheHits: 0))
+                outputName: bytes(fieldRanges[index].output), plan: collected[index].plan.map(Unmanaged.passUnretained),
+                type: collected[index].field.typeShape, namedType: namedType.map(memo.typeID) ?? -1,
+                responseKeyID: memo.keyID(collected[index].field.responseKey), isAdded: collected[index].isAdded,
+                isTypename: collected[index].field.name == "__typename", policy: policyIndex[index], maxAgeRule: maxAgeRule,
+                lastChild: nil, cacheLookups: 0, cacheHits: 0))
         }
 
-        let order = collected.indices.sorted { left, right in
-            let ordered = Self.compare(storageKeys[left], storageKeys[right])
-            return ordered == 0 ? left < right : ordered < 0
-        }
-        storageOrder = Self.buffer(order.map(Int32.init))
-        hasSharedStorageKeys = zip(order, order.dropFirst()).contains { storageKeys[$0] == storageKeys[$1] }
-        let collectedFields = collected
-        outputFields = Self.buffer(collectedFields.indices.filter { !collectedFields[$0].isAdded }.map(Int32.init))
-        lookupOrder = Self.buffer(order.filter { !collectedFields[$0].isAdded && policyIndex[$0] < 0 }.map(Int32.init))
+        storageOrder = Self.buffer(order.lazy.map(Int32.init))
+        outputFields = Self.buffer((0..<count).lazy.filter { !collected[$0].isAdded }.map(Int32.init))
+        lookupOrder = Self.buffer(order.lazy.filter { !collected[$0].isAdded && policyIndex[$0] < 0 }.map(Int32.init))
         lastPositions = .allocate(capacity: lookupOrder.count)
         lastPositions.initialize(repeating: 0)
     }
@@ -296,14 +293,17 @@ final class ObjectShape {
         return KeyBytes.equal(typename, other)
     }
 
-    private static func buffer(_ elements: [Int32]) -> UnsafeMutableBufferPointer<Int32> {
+    private static func buffer(_ elements: some Collection<Int32>) -> UnsafeMutableBufferPointer<Int32> {
         let buffer = UnsafeMutableBufferPointer<Int32>.allocate(capacity: elements.count)
         _ = buffer.initialize(from: elements)
         return buffer
     }
 
-    private static func compare(_ left: [UInt8], _ right: [UInt8]) -> Int {
-        left.lexicographicallyPrecedes(right) ? -1 : (left == right ? 0 : 1)
+    /// Appends `bytes` to `block`; returns where they are.
+    private static func place(_ bytes: some Collection<UInt8>, in block: inout ByteBuffer) -> Range<Int> {
+        let start = block.count
+        block.append(contentsOf: bytes)
+        return start..<block.count
     }
 }
 
@@ -412,9 +412,13 @@ final class ShapeMemo {
 
     /// The id of a response key.
     func keyID(_ key: String) -> Int32 {
-        if let known = keyIDs[key] { return known }
-        responseKeys.append(key)
-        keyIDs[key] = Int32(responseKeys.count - 1)
-        return Int32(responseKeys.count - 1)
+        // One hash of the key: its entry is found, or made holding the next id.
+        let next = Int32(responseKeys.count)
+        let id = Self.entry(&keyIDs[key, default: next])
+        if id == next { responseKeys.append(key) }
+        return id
     }
+
+    /// The value of a dictionary entry, through its `_modify` accessor.
+    private static func entry(_ value: inout Int32) -> Int32 { value }
 }

@@ -16,6 +16,10 @@ final class SelectionPlan: Sendable {
     /// Whether a group of the plan (or of its groups) has a type condition: only then
     /// do the fields it selects depend on an object's typename.
     let hasTypeConditions: Bool
+    /// The fields the plan selects on every object, collected once (see
+    /// `SelectionContext.collectFields`), when nothing a call brings can change them: the
+    /// plan holds fields only, none with an `@include`/`@skip` condition. Nil otherwise.
+    let unconditionalFields: [CollectedField]?
 
     init(items: [Item]) {
         self.items = items
@@ -23,6 +27,28 @@ final class SelectionPlan: Sendable {
             guard case .group(let condition, _, let plan) = item else { return false }
             return condition != nil || plan.hasTypeConditions
         }
+        unconditionalFields = Self.unconditionalFields(of: items)
+    }
+
+    /// The fields of `items` collected, when they are fields only, none with a condition.
+    private static func unconditionalFields(of items: [Item]) -> [CollectedField]? {
+        var fields: [CollectedField] = []
+        fields.reserveCapacity(items.count)
+        // Response keys are mostly distinct: a few fields are checked against each other,
+        // many through a table.
+        let usesTable = items.count > 16
+        var positions: [String: Int] = [:]
+        for item in items {
+            guard case .field(let field) = item, field.conditions.isEmpty else { return nil }
+            if usesTable {
+                CollectedField.add(field, to: &fields, positions: &positions)
+            } else if let position = fields.firstIndex(where: { $0.field.responseKey == field.responseKey }) {
+                fields[position].merge(field)
+            } else {
+                fields.append(CollectedField(field: field))
+            }
+        }
+        return fields
     }
 
     /// The first field, in this plan or its groups, answering with `responseKey`.
