@@ -129,9 +129,21 @@ enum GraphQLPrinter {
 
     /// `@a(x: 1) @b`, or nothing.
     private static func directives(_ directives: [Directive]) -> String {
-        directives.map { directive in
-            "@" + directive.name + (directive.arguments.isEmpty ? "" : "(" + arguments(directive.arguments).joined(separator: ", ") + ")")
-        }.joined(separator: " ")
+        var text = ""
+        appendDirectives(directives, to: &text)
+        return text.isEmpty ? text : String(text.dropFirst())
+    }
+
+    /// ` @a(x: 1) @b`, each directive after a space; nothing without directives.
+    private static func appendDirectives(_ directives: [Directive], to text: inout String) {
+        for directive in directives {
+            text += " @"
+            text += directive.name
+            guard !directive.arguments.isEmpty else { continue }
+            text += "("
+            text += arguments(directive.arguments).joined(separator: ", ")
+            text += ")"
+        }
     }
 
     /// Each argument as `name: value`.
@@ -150,33 +162,46 @@ enum GraphQLPrinter {
             write(selection, indent: inner, into: &text)
             text += "\n"
         }
-        text += indent + "}"
+        text += indent
+        text += "}"
     }
 
-    /// One selection starting on a line indented by `indent`.
+    /// One selection starting on a line indented by `indent`: its head, then its
+    /// directives and selection set each after a space. Written piece by piece into
+    /// `text` (a prepared operation prints its network document, and most selections
+    /// are a bare field name).
     private static func write(_ selection: Selection, indent: String, into text: inout String) {
-        var parts: [String] = []
-        var selections: [Selection] = []
+        let selections: [Selection]
         switch selection {
         case .field(let field):
-            let head = (field.alias.map { $0 + ": " } ?? "") + field.name
-            let printed = arguments(field.arguments)
-            if printed.isEmpty {
-                parts.append(head)
-            } else {
-                let line = head + "(" + printed.joined(separator: ", ") + ")"
-                parts.append(line.utf16.count <= maxLineLength ? line
-                    : head + "(\n" + printed.map { indent + "  " + $0 }.joined(separator: "\n") + "\n" + indent + ")")
+            if let alias = field.alias {
+                text += alias
+                text += ": "
             }
-            parts.append(directives(field.directives))
+            text += field.name
+            if !field.arguments.isEmpty {
+                let printed = arguments(field.arguments)
+                let inline = "(" + printed.joined(separator: ", ") + ")"
+                let head = (field.alias.map { $0.utf16.count + 2 } ?? 0) + field.name.utf16.count
+                text += head + inline.utf16.count <= maxLineLength ? inline
+                    : "(\n" + printed.map { indent + "  " + $0 }.joined(separator: "\n") + "\n" + indent + ")"
+            }
+            appendDirectives(field.directives, to: &text)
             selections = field.selections ?? []
         case .fragmentSpread(let spread):
-            parts = ["..." + spread.name, directives(spread.directives)]
+            text += "..."
+            text += spread.name
+            appendDirectives(spread.directives, to: &text)
+            selections = []
         case .inlineFragment(let inline):
-            parts = ["...", inline.typeCondition.map { "on " + $0 } ?? "", directives(inline.directives)]
+            text += "..."
+            if let typeCondition = inline.typeCondition {
+                text += " on "
+                text += typeCondition
+            }
+            appendDirectives(inline.directives, to: &text)
             selections = inline.selections
         }
-        text += parts.filter { !$0.isEmpty }.joined(separator: " ")
         if !selections.isEmpty {
             text += " "
             writeSelectionSet(selections, indent: indent, into: &text)
