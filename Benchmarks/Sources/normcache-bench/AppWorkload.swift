@@ -78,6 +78,7 @@ extension Bench {
                        baselineName: "per list element (list-40 − list-1)/39", baseline: perObject("list-40", "list-1"),
                        target: Target(kind: .ratioAtMost, bound: 1.5)))
         }
+        try measureFirstCalls(AppShapes.pullRequestView, operations: writes)
     }
 
     /// Writes the query's response into a new cache, copies the records it stored into a

@@ -24,7 +24,9 @@ struct BenchCommand: ParsableCommand {
             in single fields against the same 40 in a list) read and rewritten through
             the C interface, against raw LMDB gets of the same records (targets: an
             object in a single field at most 1.5x a list element; a small read under
-            5 us).
+            5 us), and the first calls through a newly prepared operation (prepare, the
+            first write, the first read with no write before it) against the same
+            calls made again.
 
             EXAMPLE
               normcache-bench --smoke --out /tmp/bench
