@@ -6,10 +6,12 @@ struct CollectedField: Sendable {
     var field: PlannedField
     /// Whether every field of this response key was added by the network document.
     var isAdded: Bool
-    /// The merged sub-selections (nil for a leaf), made once.
+    /// The merged sub-selections (nil for a leaf), made once: by `finishMerging()` when
+    /// more than one field of the response key has them.
     private(set) var plan: SelectionPlan?
     /// The sub-selections of every field of this response key, once a second field of
-    /// it has one (until then `plan` is the only one, and this is empty).
+    /// it has one (until then `plan` is the only one, and this is empty), until
+    /// `finishMerging()` merges them.
     private var mergedPlans: [SelectionPlan] = []
 
     /// The field `field`, the first of its response key.
@@ -19,17 +21,27 @@ struct CollectedField: Sendable {
         plan = field.plan
     }
 
-    /// Merges in a later field of the same response key.
+    /// Merges in a later field of the same response key; its sub-selections join the
+    /// others' at `finishMerging()`, so that N fields of one key make one merged plan,
+    /// not one for each field after the first.
     mutating func merge(_ later: PlannedField) {
         isAdded = isAdded && later.isAdded
         guard let subplan = later.plan else { return }
         if mergedPlans.isEmpty, let plan { mergedPlans = [plan] }
         mergedPlans.append(subplan)
-        plan = mergedPlans.count > 1 ? SelectionPlan(items: mergedPlans.flatMap(\.items)) : subplan
+        if mergedPlans.count == 1 { plan = subplan }
+    }
+
+    /// Makes the merged plan of the sub-selections `merge` took, when there are several.
+    mutating func finishMerging() {
+        guard mergedPlans.count > 1 else { return }
+        plan = SelectionPlan(items: mergedPlans.flatMap(\.items))
+        mergedPlans = []
     }
 
     /// Adds `field` to `collected`, merged into the field of its response key when
-    /// `positions` (response key → index in `collected`) has one.
+    /// `positions` (response key → index in `collected`) has one. The caller finishes
+    /// the merges once every field is in (`finishMerging()`).
     static func add(_ field: PlannedField, to collected: inout [CollectedField], positions: inout [String: Int]) {
         if let position = positions[field.responseKey] {
             collected[position].merge(field)
@@ -37,6 +49,11 @@ struct CollectedField: Sendable {
             positions[field.responseKey] = collected.count
             collected.append(CollectedField(field: field))
         }
+    }
+
+    /// Finishes the merges of every field of `collected`.
+    static func finishMerging(_ collected: inout [CollectedField]) {
+        for index in collected.indices { collected[index].finishMerging() }
     }
 }
 
@@ -94,6 +111,7 @@ final class SelectionContext {
         var positions: [String: Int] = [:]
         try collect(plan, typename: typename, parentType: parentType, into: &collected, positions: &positions,
                     undecided: &undecided)
+        CollectedField.finishMerging(&collected)
         return collected
     }
 

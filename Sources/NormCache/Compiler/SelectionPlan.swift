@@ -48,6 +48,7 @@ final class SelectionPlan: Sendable {
                 fields.append(CollectedField(field: field))
             }
         }
+        CollectedField.finishMerging(&fields)
         return fields
     }
 

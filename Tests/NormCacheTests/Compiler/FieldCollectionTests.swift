@@ -49,6 +49,19 @@ import Testing
         #expect(try test.cache.readText(operation) == #"{"pets":[{"id":"1","owner":{"id":"u1","name":"Ann"},"nick":"Rex"}]}"#)
     }
 
+    @Test func aKeySelectedManyTimesMakesOneMergedPlan() throws {
+        // Each later field's sub-selection joins the others' once all are in: the merged
+        // plan holds the items of the three, in order, and no plan of two of them is made
+        // on the way (which made preparing N such selections quadratic; the harness's
+        // "prepare field merging" figures keep it linear).
+        let (_, operation) = try prepared("{ item { f { a } f { b } f { c } } }")
+        let fields = try #require(try plan("item", of: operation.plan).unconditionalFields)
+        #expect(keys(fields) == ["f", "__typename+"])
+        let merged = try #require(fields[0].plan)
+        #expect(merged.items.count == 6)
+        #expect(keys(try #require(merged.unconditionalFields)) == ["a", "__typename+", "b", "c"])
+    }
+
     @Test func manyFieldsAreMergedThroughATable() throws {
         let leaves = (0..<20).map { "f\($0)" }.joined(separator: " ")
         let (_, operation) = try prepared("{ item { \(leaves) f3 sub { a } f7 sub { b } } }")
