@@ -22,6 +22,31 @@ import Testing
         #expect(idle.takeAll() == [])
     }
 
+    /// Two threads reading at once each renew the transaction they kept, whichever
+    /// ended its read first: a thread tries the place of its `ThreadOrdinal`'s parity
+    /// first, then the other.
+    @Test func eachThreadTakesBackTheTransactionItKept() {
+        let even = OpaquePointer(bitPattern: 0x1000)!, odd = OpaquePointer(bitPattern: 0x2000)!
+        let idle = IdleReadTransactions()
+        // The odd thread ends its read first; were the places tried in one order by
+        // every thread, its transaction would take the first place and be the even
+        // thread's next.
+        #expect(idle.keep(odd, secondPlaceFirst: true))
+        #expect(idle.keep(even, secondPlaceFirst: false))
+        #expect(idle.take(secondPlaceFirst: false) == even)
+        #expect(idle.take(secondPlaceFirst: true) == odd)
+        // A thread whose place is empty takes from the other; one whose place is full
+        // keeps in the other.
+        #expect(idle.keep(odd, secondPlaceFirst: true))
+        #expect(idle.take(secondPlaceFirst: false) == odd)
+        #expect(idle.keep(even, secondPlaceFirst: false))
+        #expect(idle.keep(odd, secondPlaceFirst: false))
+        #expect(!idle.keep(OpaquePointer(bitPattern: 0x3000)!, secondPlaceFirst: true))
+        #expect(idle.take(secondPlaceFirst: true) == odd)
+        #expect(idle.take(secondPlaceFirst: true) == even)
+        #expect(idle.take(secondPlaceFirst: false) == nil)
+    }
+
     @Test func aHandleKeepsTheSlotOfItsLastReadWithoutASnapshot() throws {
         let test = try TestCache()
         _ = try test.cache.put(json: #"{"A:1": {"x": 1}}"#)
