@@ -8,7 +8,7 @@
 #include "test_support.hpp"
 
 #include <atomic>
-#include <ctime>
+#include <chrono>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -522,6 +522,14 @@ void test_clock_lifetime()
     CHECK_EQ(destroyed, 1);
 }
 
+/// The seconds of the system clock (CLOCK_REALTIME, the clock the cache stamps records with;
+/// std::time reads the coarse clock, which can trail it past a second's boundary).
+std::uint64_t system_seconds()
+{
+    const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count());
+}
+
 /// The system clock: before any set_clock, and after set_clock(nullptr) or an empty Clock.
 void test_the_system_clock()
 {
@@ -529,9 +537,9 @@ void test_the_system_clock()
     Cache cache(fresh_path());
     const Operation op = cache.prepare("{ a }");
     const auto written_now = [&] {
-        const auto before = static_cast<std::uint64_t>(std::time(nullptr));
+        const std::uint64_t before = system_seconds();
         cache.write(op, R"({"data": {"a": 1}})");
-        const auto after = static_cast<std::uint64_t>(std::time(nullptr));
+        const std::uint64_t after = system_seconds();
         const std::optional<std::uint64_t> written = cache.read_result(op).oldest_written_at;
         return written && *written >= before && *written <= after;
     };
