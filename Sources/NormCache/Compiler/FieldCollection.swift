@@ -38,22 +38,45 @@ struct CollectedField: Sendable {
         plan = SelectionPlan(items: mergedPlans.flatMap(\.items))
         mergedPlans = []
     }
+}
 
-    /// Adds `field` to `collected`, merged into the field of its response key when
-    /// `positions` (response key → index in `collected`) has one. The caller finishes
-    /// the merges once every field is in (`finishMerging()`).
-    static func add(_ field: PlannedField, to collected: inout [CollectedField], positions: inout [String: Int]) {
-        if let position = positions[field.responseKey] {
-            collected[position].merge(field)
-        } else {
-            positions[field.responseKey] = collected.count
-            collected.append(CollectedField(field: field))
+/// Fields gathered by response key, in the order their keys first come, each later
+/// field of a key merged into the first (CollectFields' grouping).
+struct ResponseKeyFields {
+    /// The fields, one a response key.
+    private var fields: [CollectedField] = []
+    /// Response key → index in `fields`, once it holds more than `scannedAtMost`: a few
+    /// keys are compared with each other, many are looked up.
+    private var positions: [String: Int] = [:]
+    /// The most fields whose keys are compared one by one.
+    private static let scannedAtMost = 16
+
+    /// Room for `capacity` fields.
+    init(reservingCapacity capacity: Int = 0) {
+        fields.reserveCapacity(capacity)
+    }
+
+    /// Adds `field`: merged into the field of its response key when there is one.
+    mutating func add(_ field: PlannedField) {
+        if let position = position(of: field.responseKey) { return fields[position].merge(field) }
+        fields.append(CollectedField(field: field))
+        if fields.count > Self.scannedAtMost {
+            if positions.isEmpty {
+                for (index, collected) in fields.enumerated() { positions[collected.field.responseKey] = index }
+            } else {
+                positions[field.responseKey] = fields.count - 1
+            }
         }
     }
 
-    /// Finishes the merges of every field of `collected`.
-    static func finishMerging(_ collected: inout [CollectedField]) {
-        for index in collected.indices { collected[index].finishMerging() }
+    /// The fields gathered, their merges finished.
+    consuming func finished() -> [CollectedField] {
+        for index in fields.indices { fields[index].finishMerging() }
+        return fields
+    }
+
+    private func position(of responseKey: String) -> Int? {
+        positions.isEmpty ? fields.firstIndex { $0.field.responseKey == responseKey } : positions[responseKey]
     }
 }
 
@@ -107,21 +130,18 @@ final class SelectionContext {
     func collectFields(_ plan: SelectionPlan, typename: String?, parentType: String?,
                        undecided: inout Bool) throws(NormCacheError) -> [CollectedField] {
         if let fields = plan.unconditionalFields { return fields }
-        var collected: [CollectedField] = []
-        var positions: [String: Int] = [:]
-        try collect(plan, typename: typename, parentType: parentType, into: &collected, positions: &positions,
-                    undecided: &undecided)
-        CollectedField.finishMerging(&collected)
-        return collected
+        var collected = ResponseKeyFields()
+        try collect(plan, typename: typename, parentType: parentType, into: &collected, undecided: &undecided)
+        return collected.finished()
     }
 
-    private func collect(_ plan: SelectionPlan, typename: String?, parentType: String?, into collected: inout [CollectedField],
-                         positions: inout [String: Int], undecided: inout Bool) throws(NormCacheError) {
+    private func collect(_ plan: SelectionPlan, typename: String?, parentType: String?, into collected: inout ResponseKeyFields,
+                         undecided: inout Bool) throws(NormCacheError) {
         for item in plan.items {
             switch item {
             case .field(let field):
                 guard try allHold(field.conditions) else { continue }
-                CollectedField.add(field, to: &collected, positions: &positions)
+                collected.add(field)
             case .group(let condition, let conditions, let subplan):
                 guard try allHold(conditions) else { continue }
                 guard let applies = matches(condition, typename: typename, parentType: parentType) else {
@@ -129,8 +149,7 @@ final class SelectionContext {
                     continue
                 }
                 guard applies else { continue }
-                try collect(subplan, typename: typename, parentType: parentType, into: &collected, positions: &positions,
-                            undecided: &undecided)
+                try collect(subplan, typename: typename, parentType: parentType, into: &collected, undecided: &undecided)
             }
         }
     }

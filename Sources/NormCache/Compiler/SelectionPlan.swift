@@ -32,24 +32,12 @@ final class SelectionPlan: Sendable {
 
     /// The fields of `items` collected, when they are fields only, none with a condition.
     private static func unconditionalFields(of items: [Item]) -> [CollectedField]? {
-        var fields: [CollectedField] = []
-        fields.reserveCapacity(items.count)
-        // Response keys are mostly distinct: a few fields are checked against each other,
-        // many through a table.
-        let usesTable = items.count > 16
-        var positions: [String: Int] = [:]
+        var fields = ResponseKeyFields(reservingCapacity: items.count)
         for item in items {
             guard case .field(let field) = item, field.conditions.isEmpty else { return nil }
-            if usesTable {
-                CollectedField.add(field, to: &fields, positions: &positions)
-            } else if let position = fields.firstIndex(where: { $0.field.responseKey == field.responseKey }) {
-                fields[position].merge(field)
-            } else {
-                fields.append(CollectedField(field: field))
-            }
+            fields.add(field)
         }
-        CollectedField.finishMerging(&fields)
-        return fields
+        return fields.finished()
     }
 
     /// The first field, in this plan or its groups, answering with `responseKey`.

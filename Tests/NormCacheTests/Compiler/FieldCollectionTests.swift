@@ -71,6 +71,25 @@ import Testing
         #expect(keys(subFields) == ["a", "__typename+", "b"])
     }
 
+    @Test func manyFieldsCollectedPerCallAreMergedThroughATable() throws {
+        // A call's collection merges keys alike: one repeated while its keys are still
+        // compared one by one (f0), others once there are more than 16 (f3, sub, f19),
+        // from a group and past a condition.
+        let leaves = (0..<20).map { "f\($0)" }.joined(separator: " ")
+        let (_, operation) = try prepared("""
+            query Item($on: Boolean!) { item { f0 sub { a } \(leaves) ... on Thing { f3 sub { b } } f19 @include(if: $on) } }
+            """)
+        let item = try plan("item", of: operation.plan)
+        #expect(item.unconditionalFields == nil)
+        let context = try Array(#"{"on": true}"#.utf8).withUnsafeBytes { bytes in
+            try Result { () throws(NormCacheError) in try operation.context(variables: bytes) }.get()
+        }
+        var undecided = false
+        let collected = try context.collectFields(item, typename: "Thing", parentType: nil, undecided: &undecided)
+        #expect(keys(collected) == ["f0", "sub"] + (1..<20).map { "f\($0)" } + ["__typename+"])
+        #expect(keys(try #require(collected[1].plan?.unconditionalFields)) == ["a", "__typename+", "b"])
+    }
+
     @Test func conditionsAndGroupsAreCollectedPerCall() throws {
         let (_, operation) = try prepared("""
             query Pets($full: Boolean!) { pets { id name @include(if: $full) ... on Dog { barks } } }
