@@ -33,8 +33,9 @@ enum GraphQLPrinter {
         if !operation.variables.isEmpty {
             nameAndVariables += "(" + operation.variables.map(print).joined(separator: ", ") + ")"
         }
-        let prefix = [operation.kind.rawValue, nameAndVariables, directives(operation.directives)]
-            .filter { !$0.isEmpty }.joined(separator: " ")
+        var prefix = operation.kind.rawValue
+        if !nameAndVariables.isEmpty { prefix += " " + nameAndVariables }
+        appendDirectives(operation.directives, to: &prefix)
         var text = prefix == "query" ? "" : prefix + " "
         writeSelectionSet(operation.selections, indent: "", into: &text)
         return text
@@ -42,8 +43,9 @@ enum GraphQLPrinter {
 
     /// `fragment Name on Type @dir {` … `}`.
     static func print(_ fragment: FragmentDefinition) -> String {
-        var text = "fragment \(fragment.name) on \(fragment.typeCondition) "
-        if !fragment.directives.isEmpty { text += directives(fragment.directives) + " " }
+        var text = "fragment \(fragment.name) on \(fragment.typeCondition)"
+        appendDirectives(fragment.directives, to: &text)
+        text += " "
         writeSelectionSet(fragment.selections, indent: "", into: &text)
         return text
     }
@@ -52,7 +54,7 @@ enum GraphQLPrinter {
     static func print(_ variable: VariableDefinition) -> String {
         var text = "$\(variable.name): \(print(variable.type))"
         if let defaultValue = variable.defaultValue { text += " = " + print(defaultValue) }
-        if !variable.directives.isEmpty { text += " " + directives(variable.directives) }
+        appendDirectives(variable.directives, to: &text)
         return text
     }
 
@@ -126,13 +128,6 @@ enum GraphQLPrinter {
     }
 
     // MARK: Writing
-
-    /// `@a(x: 1) @b`, or nothing.
-    private static func directives(_ directives: [Directive]) -> String {
-        var text = ""
-        appendDirectives(directives, to: &text)
-        return text.isEmpty ? text : String(text.dropFirst())
-    }
 
     /// ` @a(x: 1) @b`, each directive after a space; nothing without directives.
     private static func appendDirectives(_ directives: [Directive], to text: inout String) {
