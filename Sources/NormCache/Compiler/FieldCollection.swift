@@ -75,6 +75,7 @@ struct ResponseKeyFields {
         return fields
     }
 
+    /// The index in `fields` of the field of `responseKey`, nil when none is there yet.
     private func position(of responseKey: String) -> Int? {
         positions.isEmpty ? fields.firstIndex { $0.field.responseKey == responseKey } : positions[responseKey]
     }
