@@ -39,13 +39,15 @@ let package = Package(
         .systemLibrary(name: "CPrefetch"),
         // glibc's <malloc.h> (malloc_usable_size), which the Glibc module leaves out.
         .systemLibrary(name: "CMalloc"),
+        // The C interface's lookups of handles without a lock (hazard pointers), in C.
+        .systemLibrary(name: "CHandleLookup"),
         // The core. `-Xswiftc -DNORMCACHE_INTERNAL_CHECKS` builds it checked (bounds and
         // non-nil checks, no block pool: Support/InternalChecks.swift), as the full test
         // run, the ASan run and the fuzz targets do.
         .target(name: "NormCache", dependencies: ["CLMDB", "CPrefetch", "CMalloc"], swiftSettings: faultInjection),
         .target(
             name: "CNormCache",
-            dependencies: ["NormCache", "CNormCacheHeader"],
+            dependencies: ["NormCache", "CNormCacheHeader", "CHandleLookup"],
             exclude: ["exports.map"],
             linkerSettings: exportsOnlyTheCInterface
         ),

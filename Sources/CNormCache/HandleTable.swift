@@ -1,3 +1,5 @@
+import CHandleLookup
+import Glibc
 import NormCache
 
 /// The live objects behind C handles (`normcache*`, `normcache_op*`).
@@ -8,6 +10,12 @@ import NormCache
 /// also refuses, in a child made by fork(), the handles the parent registered: they
 /// may be closed there, nothing else. Its lock is one of `ForkSafety`'s, so a child can
 /// register handles whatever the parent's threads were doing at the fork.
+///
+/// A thread looks up the handle it looked up last without the lock while no handle has
+/// left the table since (`normcache_lookup_again`, hazard pointers: see
+/// `Sources/CHandleLookup`): two threads calling through one handle took turns at the
+/// lock on every call. A handle's object still goes when its handle is closed and no
+/// call holds it: the thread that closes it waits for any thread retaining it that way.
 final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
     private struct Slot {
         var generation: UInt64
@@ -28,12 +36,23 @@ final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
     /// Swift's run-time exclusivity check, which every call of the C interface would
     /// pay in its handle lookup, is left out.
     @exclusivity(unchecked) private var slots: [Slot] = []
+    /// What the lookups without the lock share (never freed: a table lives as long as
+    /// the process); nil when memory for it could not be had, and every lookup locks.
+    private let shared = normcache_lookup_table_make()
+    /// The key of each thread's record in `shared`.
+    private let recordKey: pthread_key_t
 
     /// A table whose slots `lock` guards.
     init(name: String, boundToProcess: Bool, lock: Mutex) {
         self.name = name
         self.boundToProcess = boundToProcess
         self.lock = lock
+        var key = pthread_key_t()
+        // A table lives as long as the process: its key is never deleted.
+        pthread_key_create(&key) { record in
+            if let record { normcache_lookup_leave(record) }
+        }
+        recordKey = key
     }
 
     /// Registers an object and returns its handle.
@@ -60,14 +79,41 @@ final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
 
     /// The live object of a handle registered in this process.
     func object(_ handle: OpaquePointer?) throws(NormCacheError) -> Object {
+        let forkGeneration = ForkSafety.generation
+        let record = threadRecord()
+        if let shared, let record, let object = normcache_lookup_again(shared, record, UInt(bitPattern: handle), forkGeneration) {
+            return Unmanaged<Object>.fromOpaque(object).takeRetainedValue()
+        }
+        // Read before the slot: a handle that leaves after it leaves the lookup behind.
+        let removals = shared.map { normcache_lookup_removals($0) } ?? 0
         lock.lock()
         let slot = Self.find(handle, in: slots).map { slots[$0] }
         lock.unlock()
         guard let slot, let object = slot.object else { throw invalid(handle) }
-        guard !boundToProcess || slot.forkGeneration == ForkSafety.generation else {
+        guard !boundToProcess || slot.forkGeneration == forkGeneration else {
             throw NormCacheError(.invalidArgument, "the \(name) was opened before fork() by the parent process: open the cache again in this process")
         }
+        if let record {
+            normcache_lookup_remember(record, UInt(bitPattern: handle), removals, forkGeneration,
+                                      Unmanaged.passUnretained(object).toOpaque())
+        }
         return object
+    }
+
+    /// The calling thread's record in `shared`, claimed on its first lookup; nil when
+    /// memory for it cannot be had.
+    private func threadRecord() -> UnsafeMutablePointer<normcache_lookup_record>? {
+        if let record = pthread_getspecific(recordKey) { return record.assumingMemoryBound(to: normcache_lookup_record.self) }
+        guard let shared, let record = normcache_lookup_claim(shared) else { return nil }
+        pthread_setspecific(recordKey, record)
+        return record
+    }
+
+    /// Counts the removal of `object`'s handle, after its slot let go of it, and waits
+    /// for the threads retaining it through their last lookup; the caller holds it.
+    private func removed(_ object: Object) {
+        guard let shared else { return }
+        normcache_lookup_removed(shared, Unmanaged.passUnretained(object).toOpaque(), ForkSafety.generation)
     }
 
     /// Removes a handle from the table and returns its object, for closing.
@@ -78,6 +124,7 @@ final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
             return slots[index].object
         }
         guard let object else { throw invalid(handle) }
+        removed(object)
         return object
     }
 
@@ -88,9 +135,12 @@ final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
     func remove(_ handle: OpaquePointer?, closing close: (Object) -> Bool) throws(NormCacheError) {
         let object: Object? = lock.withLock { Self.find(handle, in: slots).flatMap { slots[$0].object } }
         guard let object, close(object) else { throw invalid(handle) }
-        lock.withLock {
-            if let index = Self.find(handle, in: slots), slots[index].object === object { slots[index].object = nil }
+        let left: Bool = lock.withLock {
+            guard let index = Self.find(handle, in: slots), slots[index].object === object else { return false }
+            slots[index].object = nil
+            return true
         }
+        if left { removed(object) }
     }
 
     private static func find(_ handle: OpaquePointer?, in slots: [Slot]) -> Int? {

@@ -1,11 +1,13 @@
 /*
  * test_threads.c — one handle shared by 8 threads: writers merge into their own
  * records and into one shared record, readers check every result they see; then
- * threads racing a close see only whole results or EINVAL.
+ * threads racing a close see only whole results or EINVAL; then threads calling through
+ * one handle and one operation while other handles and operations come and go.
  */
 #include "check.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 
 /** Writer and reader threads of the shared-handle test. */
@@ -236,9 +238,123 @@ static void test_close_while_in_use(void)
     }
 }
 
+/** Handles and operations a churning thread opens, prepares, frees and closes. */
+#define CHURNS 200
+
+/** What the callers and the churning thread of the lookup test share. */
+typedef struct lookups {
+    normcache *cache;    /**< the handle the callers call through */
+    normcache_op *op;    /**< the operation they read through */
+    const char *path;    /**< the file, which the churning thread opens again */
+    atomic_int churning; /**< 1 while the churning thread runs */
+    atomic_int phase;    /**< 0 while open, 1 while closing, 2 once closed and freed */
+} lookups;
+
+/**
+ * Checks a call's `code` against the phase before and after it: EINVAL once closed,
+ * success while open, either in between; frees a result.
+ */
+static void check_phase(int before, int after, int code, char *out)
+{
+    if (before == 2) {
+        CHECK_CODE(code, NORMCACHE_EINVAL);
+    } else if (after == 0) {
+        CHECK_OK(code);
+    } else {
+        CHECK(code == NORMCACHE_OK || code == NORMCACHE_EINVAL);
+    }
+    normcache_free(out);
+}
+
+/**
+ * Caller: gets a record and reads an operation through the same two handles, so that
+ * each lookup is its thread's last one again, until it sees them closed: the results
+ * are exact, and every call after the close is EINVAL.
+ */
+static void *call_through(void *argument)
+{
+    lookups *common = argument;
+    int before;
+    do {
+        char *out = NULL;
+        size_t out_len = 0;
+        int code;
+        before = atomic_load(&common->phase);
+        code = normcache_get(common->cache, race_key, strlen(race_key), &out, &out_len);
+        if (code == NORMCACHE_OK) {
+            CHECK_STR(out, out_len, "{\"n\":0,\"s\":\"seed-0\"}");
+        }
+        check_phase(before, atomic_load(&common->phase), code, out);
+        out = NULL;
+        code = normcache_read(common->cache, common->op, NULL, 0, 0, &out, &out_len);
+        if (code == NORMCACHE_OK) {
+            CHECK_STR(out, out_len, "{\"seed\":{\"n\":0}}");
+        }
+        check_phase(before, atomic_load(&common->phase), code, out);
+    } while (before != 2);
+    return NULL;
+}
+
+/** Churner: opens the file again, prepares, frees and closes, CHURNS times. */
+static void *churn(void *argument)
+{
+    lookups *common = argument;
+    int i;
+    for (i = 0; i < CHURNS; i++) {
+        normcache *other = NC_OPEN(common->path, "{\"durability\": \"fast\"}");
+        normcache_op *op = NULL;
+        CHECK_OK(normcache_prepare(other, "{ seed { n } }", strlen("{ seed { n } }"), NULL, 0, &op));
+        CHECK_OK(normcache_op_free(op));
+        CHECK_OK(normcache_close(other));
+    }
+    atomic_store(&common->churning, 0);
+    return NULL;
+}
+
+/**
+ * A thread's lookup of the handle it looked up last takes no lock while no handle left
+ * the table since: callers keep calling through one handle and one operation while
+ * another thread's handles and operations come and go (each one leaving the tables
+ * sends the callers' next lookups through the lock), and once the two are closed and
+ * freed, every caller's next call is EINVAL, however recently it looked them up.
+ */
+static void test_lookups_while_handles_leave(void)
+{
+    char path[NC_PATH_SIZE] = {0};
+    lookups common = {0};
+    pthread_t callers[RACERS];
+    pthread_t churner;
+    struct timespec pause = {0, 1000 * 1000};
+    int i;
+
+    common.path = nc_temp_path(path, "lookups");
+    common.cache = NC_OPEN(path, "{\"durability\": \"fast\"}");
+    CHECK_PUT(common.cache, "{\"Seed:0000\": {\"n\": 0, \"s\": \"seed-0\"}, "
+                            "\"QUERY_ROOT\": {\"seed\": {\"$reference\": \"Seed:0000\"}}}",
+              "[\"Seed:0000.n\",\"Seed:0000.s\",\"QUERY_ROOT.seed\"]");
+    CHECK_OK(normcache_prepare(common.cache, "{ seed { n } }", strlen("{ seed { n } }"), NULL, 0, &common.op));
+    atomic_store(&common.churning, 1);
+    for (i = 0; i < RACERS; i++) {
+        CHECK(pthread_create(&callers[i], NULL, call_through, &common) == 0);
+    }
+    CHECK(pthread_create(&churner, NULL, churn, &common) == 0);
+    while (atomic_load(&common.churning)) {
+        nanosleep(&pause, NULL);
+    }
+    CHECK(pthread_join(churner, NULL) == 0);
+    atomic_store(&common.phase, 1);
+    CHECK_OK(normcache_op_free(common.op));
+    CHECK_OK(normcache_close(common.cache));
+    atomic_store(&common.phase, 2);
+    for (i = 0; i < RACERS; i++) {
+        CHECK(pthread_join(callers[i], NULL) == 0);
+    }
+}
+
 int main(void)
 {
     test_shared_handle();
     test_close_while_in_use();
+    test_lookups_while_handles_leave();
     return 0;
 }
