@@ -39,8 +39,9 @@ final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
     /// What the lookups without the lock share (never freed: a table lives as long as
     /// the process); nil when memory for it could not be had, and every lookup locks.
     private let shared = normcache_lookup_table_make()
-    /// The key of each thread's record in `shared`.
-    private let recordKey: pthread_key_t
+    /// The key of each thread's record in `shared`; nil when the process has no key
+    /// left (`PTHREAD_KEYS_MAX`), and every lookup locks.
+    private let recordKey: pthread_key_t?
 
     /// A table whose slots `lock` guards.
     init(name: String, boundToProcess: Bool, lock: Mutex) {
@@ -49,10 +50,10 @@ final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
         self.lock = lock
         var key = pthread_key_t()
         // A table lives as long as the process: its key is never deleted.
-        pthread_key_create(&key) { record in
+        let made = pthread_key_create(&key) { record in
             if let record { normcache_lookup_leave(record) }
         }
-        recordKey = key
+        recordKey = made == 0 ? key : nil
     }
 
     /// Registers an object and returns its handle.
@@ -103,9 +104,13 @@ final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
     /// The calling thread's record in `shared`, claimed on its first lookup; nil when
     /// memory for it cannot be had.
     private func threadRecord() -> UnsafeMutablePointer<normcache_lookup_record>? {
+        guard let recordKey else { return nil }
         if let record = pthread_getspecific(recordKey) { return record.assumingMemoryBound(to: normcache_lookup_record.self) }
         guard let shared, let record = normcache_lookup_claim(shared) else { return nil }
-        pthread_setspecific(recordKey, record)
+        guard pthread_setspecific(recordKey, record) == 0 else {
+            normcache_lookup_leave(record)
+            return nil
+        }
         return record
     }
 
